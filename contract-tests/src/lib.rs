@@ -1,0 +1,192 @@
+//! Shared helpers of the contract tests: the document, its examples, and a server started for a
+//! test.
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
+
+use core_api_support::{Representation, Schema};
+use core_server::{
+    server::{RunningServer, start},
+    settings::Settings,
+};
+use serde_json::Value;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The folder of the insta snapshots.
+pub fn snapshot_dir() -> PathBuf {
+    workspace_root().join("snapshots")
+}
+
+/// The authored document's text.
+pub fn document_text() -> String {
+    std::fs::read_to_string(workspace_root().join("openapi/core-v1.yaml"))
+        .expect("openapi/core-v1.yaml is readable")
+}
+
+/// The document as a JSON tree, in document order.
+pub fn document() -> Value {
+    serde_yaml::from_str(&document_text()).expect("the document is YAML")
+}
+
+/// The table of a component schema.
+pub fn table(name: &str) -> &'static Schema {
+    core_api::tables::ALL
+        .iter()
+        .copied()
+        .find(|schema| schema.name == name)
+        .unwrap_or_else(|| panic!("no table for schema {name}"))
+}
+
+/// One example of the document.
+#[derive(Debug, Clone)]
+pub struct Example {
+    /// Where it is: `keywordsPersist request`, `keywordsPersist 200`, `responses/BadRequest`.
+    pub place: String,
+    /// The example's name.
+    pub name: String,
+    /// The media type it is given for.
+    pub media: String,
+    /// The component schema of the media type.
+    pub schema: Option<String>,
+    /// The example value (a string for XML and binary).
+    pub value: Value,
+}
+
+impl Example {
+    /// The representation of its media type.
+    pub fn representation(&self) -> Representation {
+        match self.media.split(';').next().unwrap_or_default().trim() {
+            "application/xml" => Representation::Xml,
+            "application/json" => Representation::Json,
+            "application/json+compact" => Representation::Compact,
+            _ => Representation::Binary,
+        }
+    }
+
+    /// The example as a body.
+    pub fn bytes(&self) -> Vec<u8> {
+        match &self.value {
+            Value::String(text) if self.representation() != Representation::Json => {
+                text.clone().into_bytes()
+            }
+            value => serde_json::to_vec(value).unwrap_or_default(),
+        }
+    }
+
+    /// A label for assertion messages.
+    pub fn label(&self) -> String {
+        format!("{} {} [{}]", self.place, self.name, self.media)
+    }
+}
+
+/// Every example of the document: request bodies and answers of every operation, and the shared
+/// answers of `components.responses` (each once).
+pub fn examples(document: &Value) -> Vec<Example> {
+    let mut out = Vec::new();
+    let content = |place: String, content: &Value, out: &mut Vec<Example>| {
+        for (media, entry) in content.as_object().into_iter().flatten() {
+            let schema = entry
+                .pointer("/schema/$ref")
+                .and_then(Value::as_str)
+                .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
+                .map(str::to_string);
+            for (name, example) in entry
+                .get("examples")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                out.push(Example {
+                    place: place.clone(),
+                    name: name.clone(),
+                    media: media.clone(),
+                    schema: schema.clone(),
+                    value: example.get("value").cloned().unwrap_or(Value::Null),
+                });
+            }
+        }
+    };
+    for item in document["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, item)| item)
+    {
+        for operation in item
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(_, operation)| operation)
+        {
+            let id = operation["operationId"].as_str().unwrap_or_default();
+            if let Some(body) = operation.pointer("/requestBody/content") {
+                content(format!("{id} request"), body, &mut out);
+            }
+            for (status, answer) in operation["responses"].as_object().into_iter().flatten() {
+                if let Some(body) = answer.get("content") {
+                    content(format!("{id} {status}"), body, &mut out);
+                }
+            }
+        }
+    }
+    for (name, answer) in document
+        .pointer("/components/responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(body) = answer.get("content") {
+            content(format!("responses/{name}"), body, &mut out);
+        }
+    }
+    out
+}
+
+/// A server started on a free port over a fresh in-memory SQLite database, for one test.
+pub struct TestServer {
+    running: Option<RunningServer>,
+    /// Its address.
+    pub address: SocketAddr,
+}
+
+impl TestServer {
+    /// Starts a server.
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// Starts a server with adjusted settings.
+    pub async fn start_with(adjust: impl FnOnce(&mut Settings)) -> TestServer {
+        let mut settings = Settings::new(
+            "127.0.0.1:0".parse().expect("an address"),
+            "sqlite::memory:",
+        );
+        adjust(&mut settings);
+        let running = start(settings).await.expect("the server starts");
+        TestServer {
+            address: running.address,
+            running: Some(running),
+        }
+    }
+
+    /// The URL of a path.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// Stops the server.
+    pub async fn stop(mut self) {
+        if let Some(running) = self.running.take() {
+            running.stop().await.expect("the server stops cleanly");
+        }
+    }
+}

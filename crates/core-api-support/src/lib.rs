@@ -1,0 +1,18 @@
+//! Hand-written support for the server code that `cargo xtask codegen` generates from
+//! `openapi/core-v1.yaml` into `generated/core-api`.
+//!
+//! The generated crate holds data (schema tables, operation metadata) and glue (one trait per
+//! specification module, a poem router); this crate holds the types that data is made of and the
+//! [`Host`] trait through which generated handlers reach the hand-written server: authentication,
+//! body codecs and error rendering. It plays the part `progenitor-client` plays for a progenitor
+//! client.
+
+pub mod host;
+pub mod operation;
+pub mod schema;
+
+pub use host::{Binary, Described, Host, NotImplemented};
+pub use operation::{
+    MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
+};
+pub use schema::{Compact, DefaultValue, Field, Kind, Node, Scalar, Schema, Type, XmlRoot};

@@ -1,0 +1,109 @@
+//! What the document states about one operation, generated as `static` metadata so that the
+//! server never restates a path, a media type or a status code by hand.
+
+use crate::schema::Schema;
+
+/// One operation of the document.
+#[derive(Debug)]
+pub struct Operation {
+    /// The `operationId`.
+    pub id: &'static str,
+    /// The HTTP method.
+    pub method: Method,
+    /// The path.
+    pub path: &'static str,
+    /// Further paths served by the same operation (`x-path-aliases`).
+    pub aliases: &'static [&'static str],
+    /// The module: the operation's tag (`Common`, `CM`, `PIM`, `PEO`, `DAM`).
+    pub module: &'static str,
+    /// The `summary`.
+    pub summary: &'static str,
+    /// The request body, if the operation takes one.
+    pub request: Option<RequestBody>,
+    /// The schema of the query parameters, if the operation takes any.
+    pub query: Option<&'static Schema>,
+    /// The body of the success (200) answer.
+    pub response: ResponseBody,
+    /// Every answer the document lists for the operation, by ascending status code.
+    pub responses: &'static [StatusBody],
+}
+
+/// One documented answer of an operation.
+#[derive(Debug)]
+pub struct StatusBody {
+    /// The status code.
+    pub status: u16,
+    /// The schema of its body; `None` for a binary body.
+    pub schema: Option<&'static Schema>,
+}
+
+/// The HTTP methods the document uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `GET`.
+    Get,
+    /// `POST`.
+    Post,
+}
+
+/// A request body of an operation.
+#[derive(Debug)]
+pub struct RequestBody {
+    /// Whether the body must be present.
+    pub required: bool,
+    /// Its schema.
+    pub schema: &'static Schema,
+    /// The media types it may use, in document order.
+    pub media: &'static [MediaType],
+}
+
+/// The body of an operation's success answer.
+#[derive(Debug)]
+pub struct ResponseBody {
+    /// Its schema; `None` for a binary answer.
+    pub schema: Option<&'static Schema>,
+    /// The media types it may use, in document order.
+    pub media: &'static [MediaType],
+}
+
+/// A media type as the document names it.
+#[derive(Debug)]
+pub struct MediaType {
+    /// The name exactly as in the document (`application/xml; charset=UTF-8`), which is also the
+    /// `Content-Type` the server answers with.
+    pub name: &'static str,
+    /// The name without parameters (`application/xml`).
+    pub essence: &'static str,
+    /// Which representation of the message tree it carries.
+    pub representation: Representation,
+}
+
+/// The representations a body can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Representation {
+    /// The XML form.
+    Xml,
+    /// The default JSON form.
+    Json,
+    /// The compact JSON form.
+    Compact,
+    /// Raw bytes (`application/octet-stream`).
+    Binary,
+}
+
+impl Operation {
+    /// Whether the document lists this status code for the operation.
+    pub fn lists_status(&self, status: u16) -> bool {
+        self.responses
+            .iter()
+            .any(|response| response.status == status)
+    }
+
+    /// The schema of the body the document lists for a status code.
+    pub fn body_schema(&self, status: u16) -> Option<&'static Schema> {
+        self.responses
+            .iter()
+            .find(|response| response.status == status)
+            .and_then(|response| response.schema)
+    }
+}

@@ -1,0 +1,172 @@
+//! The shape of one schema of the document, as the representation engine needs it: which
+//! properties are XML attributes, child elements or text, their scalar types, and the compact-JSON
+//! form. Generated as `static` tables from the document's `xml` objects and `x-compact` extensions.
+
+/// One component schema of the document.
+#[derive(Debug)]
+pub struct Schema {
+    /// The component name in the document (`PimType`, `Kwd`, …).
+    pub name: &'static str,
+    /// What kind of value the schema describes.
+    pub kind: Kind,
+    /// Element name and namespace when the schema is a document root (its `xml` object).
+    pub xml_root: Option<XmlRoot>,
+    /// How the schema looks in compact JSON (`x-compact`).
+    pub compact: Compact,
+    /// Property names of which a valid value carries exactly one (`x-exactly-one-of`).
+    pub exactly_one_of: &'static [&'static str],
+}
+
+/// What kind of value a schema describes.
+#[derive(Debug)]
+pub enum Kind {
+    /// An object with these properties, in document order (which is XML child order).
+    Object(&'static [Field]),
+    /// The same value as another schema (`allOf` with a single reference).
+    Alias(&'static Schema),
+    /// A JSON object of free keys whose values have this scalar type (`additionalProperties`).
+    Map(Scalar),
+    /// A scalar (a named string type such as `SchemaVersion`).
+    Scalar(Scalar),
+}
+
+/// Element name and namespace of a document root.
+#[derive(Debug)]
+pub struct XmlRoot {
+    /// The element name (`pim`, `response`, `patch-briefing`).
+    pub name: &'static str,
+    /// The namespace the document states, which is the default of the `xml_namespace` setting;
+    /// `None` for a root without a namespace.
+    pub namespace: Option<&'static str>,
+}
+
+/// One property of an object schema.
+#[derive(Debug)]
+pub struct Field {
+    /// The JSON property name.
+    pub name: &'static str,
+    /// The XML attribute or element name (for an array, the name of each repeated element).
+    pub xml_name: &'static str,
+    /// Where the value lives in XML.
+    pub node: Node,
+    /// The type of the value (of each item, for an array).
+    pub ty: Type,
+    /// The property is an array: repeated elements in XML.
+    pub repeated: bool,
+    /// The property is listed in the schema's `required`.
+    pub required: bool,
+    /// The documented `default`, if any.
+    pub default: Option<DefaultValue>,
+}
+
+/// Where a property's value lives in XML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Node {
+    /// An attribute of the element (`xml.attribute: true`).
+    Attribute,
+    /// A child element (or a sequence of them, for an array).
+    Element,
+    /// The element's own text content (`xml.x-text: true`).
+    Text,
+}
+
+/// The type of a property value.
+#[derive(Debug, Clone, Copy)]
+pub enum Type {
+    /// A scalar.
+    Scalar(Scalar),
+    /// An object described by another schema.
+    Object(&'static Schema),
+}
+
+/// The scalar types of the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    /// `type: string`.
+    String,
+    /// `type: integer`.
+    Integer,
+    /// `type: number`.
+    Number,
+    /// `type: boolean`.
+    Boolean,
+}
+
+/// A documented default value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultValue {
+    /// A boolean default.
+    Boolean(bool),
+    /// An integer default.
+    Integer(i64),
+    /// A string default.
+    String(&'static str),
+}
+
+/// The compact-JSON form of a schema (`x-compact`).
+#[derive(Debug)]
+pub enum Compact {
+    /// The same shape as default JSON.
+    Same,
+    /// `{form: entries, items}`: the array property `items` is renamed `entries`.
+    Entries {
+        /// The array property that becomes `entries`.
+        items: &'static str,
+    },
+    /// `{form: map, items, key, value}`: the object becomes a map of each item's key to its value.
+    Map {
+        /// The array property holding the items.
+        items: &'static str,
+        /// The item property that becomes the map key.
+        key: &'static str,
+        /// The item property that becomes the map value.
+        value: &'static str,
+    },
+    /// `{form: val, items, value, listTypes}`: the items collapse into one `value` property.
+    Val {
+        /// The array property holding the items.
+        items: &'static str,
+        /// The item property holding the text, and the name of the collapsed property.
+        value: &'static str,
+        /// Values of the object's `type` for which `value` is always an array.
+        list_types: &'static [&'static str],
+    },
+}
+
+impl Schema {
+    /// The schema this one stands for, following aliases.
+    pub fn resolve(&'static self) -> &'static Schema {
+        let mut schema = self;
+        while let Kind::Alias(target) = schema.kind {
+            schema = target;
+        }
+        schema
+    }
+
+    /// The properties of an object schema (none for other kinds), following aliases.
+    pub fn fields(&'static self) -> &'static [Field] {
+        match self.resolve().kind {
+            Kind::Object(fields) => fields,
+            _ => &[],
+        }
+    }
+
+    /// The property with this JSON name.
+    pub fn field(&'static self, name: &str) -> Option<&'static Field> {
+        self.fields().iter().find(|field| field.name == name)
+    }
+
+    /// The root element, following aliases (ServiceType is rooted like PimType).
+    pub fn xml_root(&'static self) -> Option<&'static XmlRoot> {
+        let mut schema = self;
+        loop {
+            if let Some(root) = &schema.xml_root {
+                return Some(root);
+            }
+            match schema.kind {
+                Kind::Alias(target) => schema = target,
+                _ => return None,
+            }
+        }
+    }
+}

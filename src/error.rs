@@ -1,0 +1,207 @@
+//! Every way a request can fail, and the error record (ResponseType, D-05) it is answered with.
+
+use core_api::types;
+use core_api_support::{NotImplemented, Operation};
+use poem::http::StatusCode;
+
+use crate::repr::{DecodeError, EncodeError, ProblemClass};
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body or the parameters are not a valid message.
+    #[error("{0}")]
+    Invalid(DecodeError),
+    /// The request breaks a rule of the operation.
+    #[error("{0}")]
+    Rule(String),
+    /// The `Content-Type` is not one the operation takes.
+    #[error("'{0}' is not a request media type of this operation")]
+    UnsupportedMediaType(String),
+    /// The `Accept` header admits none of the operation's answers.
+    #[error("none of '{0}' is a media type of this operation's answer")]
+    NotAcceptable(String),
+    /// The body exceeds the limit.
+    #[error("the request body exceeds {0} bytes")]
+    PayloadTooLarge(usize),
+    /// The addressed resource does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The path exists but not with this method.
+    #[error("method {method} is not allowed; allowed: {allowed}")]
+    MethodNotAllowed {
+        /// The method used.
+        method: String,
+        /// The methods the path serves, comma-separated (also the `Allow` header).
+        allowed: String,
+    },
+    /// The operation has no implementation yet.
+    #[error("operation '{}' is not implemented yet", .0.id)]
+    NotImplemented(&'static Operation),
+    /// A fault of the service.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The issue codes of error bodies (D-06).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u16)]
+pub enum IssueCode {
+    /// An unknown internal error.
+    Internal = 1000,
+    /// Invalid input: wrong format.
+    InvalidInput = 1001,
+    /// A missing required value.
+    MissingValue = 1002,
+    /// A wrong data type.
+    WrongType = 1003,
+    /// Not authorized.
+    NotAuthorized = 1004,
+    /// No access to the endpoint.
+    NoAccess = 1005,
+    /// Not found.
+    NotFound = 1006,
+    /// Unsupported media type.
+    UnsupportedMediaType = 1007,
+    /// Method not allowed.
+    MethodNotAllowed = 1008,
+    /// Payload too large.
+    PayloadTooLarge = 1009,
+    /// Not acceptable.
+    NotAcceptable = 1010,
+    /// Not implemented.
+    NotImplemented = 1011,
+}
+
+impl IssueCode {
+    /// The issue's `description`.
+    pub fn description(self) -> &'static str {
+        match self {
+            IssueCode::Internal => "Unknown internal error",
+            IssueCode::InvalidInput => "Invalid input provided",
+            IssueCode::MissingValue => "Missing required value",
+            IssueCode::WrongType => "Wrong data type",
+            IssueCode::NotAuthorized => "Not authorized",
+            IssueCode::NoAccess => "No access to the endpoint",
+            IssueCode::NotFound => "Not found",
+            IssueCode::UnsupportedMediaType => "Unsupported media type",
+            IssueCode::MethodNotAllowed => "Method not allowed",
+            IssueCode::PayloadTooLarge => "Payload too large",
+            IssueCode::NotAcceptable => "Not acceptable",
+            IssueCode::NotImplemented => "Not implemented",
+        }
+    }
+}
+
+impl From<NotImplemented> for ApiError {
+    fn from(error: NotImplemented) -> ApiError {
+        ApiError::NotImplemented(error.operation)
+    }
+}
+
+impl From<EncodeError> for ApiError {
+    fn from(error: EncodeError) -> ApiError {
+        ApiError::Internal(error.to_string())
+    }
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Invalid(_) | ApiError::Rule(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The issue code.
+    pub fn code(&self) -> IssueCode {
+        match self {
+            ApiError::Invalid(error) => match error.class() {
+                ProblemClass::InvalidInput => IssueCode::InvalidInput,
+                ProblemClass::MissingValue => IssueCode::MissingValue,
+                ProblemClass::WrongType => IssueCode::WrongType,
+            },
+            ApiError::Rule(_) => IssueCode::InvalidInput,
+            ApiError::UnsupportedMediaType(_) => IssueCode::UnsupportedMediaType,
+            ApiError::NotAcceptable(_) => IssueCode::NotAcceptable,
+            ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
+            ApiError::NotFound(_) => IssueCode::NotFound,
+            ApiError::MethodNotAllowed { .. } => IssueCode::MethodNotAllowed,
+            ApiError::NotImplemented(_) => IssueCode::NotImplemented,
+            ApiError::Internal(_) => IssueCode::Internal,
+        }
+    }
+
+    /// The record's `description`: the HTTP meaning (D-05).
+    pub fn description(&self) -> &'static str {
+        match self {
+            ApiError::Invalid(_) | ApiError::Rule(_) => "Invalid input provided",
+            ApiError::UnsupportedMediaType(_) => "Unsupported media type",
+            ApiError::NotAcceptable(_) => "Not acceptable",
+            ApiError::PayloadTooLarge(_) => "Payload too large",
+            ApiError::NotFound(_) => "Not found",
+            ApiError::MethodNotAllowed { .. } => "Method not allowed",
+            ApiError::NotImplemented(_) => "Not implemented",
+            ApiError::Internal(_) => "An unknown internal error occurred",
+        }
+    }
+
+    /// The message shown to the caller; internal faults show only that there was one.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::Internal(_) => {
+                "the request could not be completed; quote the supportId when reporting it"
+                    .to_string()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// The error record of the body.
+    pub fn record(&self, support_id: &str) -> types::ResponseType {
+        let code = self.code();
+        types::ResponseType {
+            status: types::ResponseTypeStatus::Error,
+            description: Some(self.description().to_string()),
+            details: Some(types::Details {
+                itm: vec![item("supportId", support_id)],
+                ..Default::default()
+            }),
+            issues: vec![types::Issue {
+                itm: vec![
+                    item("code", &(code as u16).to_string()),
+                    item("description", code.description()),
+                ],
+                itms: vec![types::Itms {
+                    type_: Some("details".to_string()),
+                    itm: vec![item("errorMessage", &self.message())],
+                    ..Default::default()
+                }],
+            }],
+            action: None,
+            data_type: None,
+            id: None,
+            key: None,
+            node_id: None,
+            node_path: None,
+            path: None,
+            tid: None,
+        }
+    }
+}
+
+fn item(key: &str, value: &str) -> types::Itm {
+    types::Itm {
+        key: Some(key.to_string()),
+        value: value.to_string(),
+        loc: None,
+        pos: None,
+    }
+}

@@ -1,0 +1,119 @@
+//! The application: the generated router of every operation, the service's own endpoints
+//! (`/openapi.yaml`, `/openapi.json`, `/healthz`), and error bodies for requests no operation
+//! takes (unknown path: 404; known path, other method: 405 with `Allow`).
+
+use std::sync::Arc;
+
+use core_api::{document, operations};
+use core_api_support::Method;
+use poem::{
+    Endpoint, EndpointExt, IntoResponse, Request, Response, endpoint::make_sync, get,
+    http::StatusCode,
+};
+
+use crate::{error::ApiError, service::Service};
+
+/// The path of the YAML document.
+pub const OPENAPI_YAML_PATH: &str = "/openapi.yaml";
+/// The path of the JSON document.
+pub const OPENAPI_JSON_PATH: &str = "/openapi.json";
+/// The path of the health check.
+pub const HEALTH_PATH: &str = "/healthz";
+
+/// Builds the application endpoint.
+pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
+    let namespace = service.settings.xml_namespace.clone();
+    let health = Arc::clone(&service);
+    let fallback = Arc::clone(&service);
+    core_api::router(service)
+        .at(
+            OPENAPI_YAML_PATH,
+            document_endpoint(document::OPENAPI_YAML, &namespace, "application/yaml"),
+        )
+        .at(
+            OPENAPI_JSON_PATH,
+            document_endpoint(document::OPENAPI_JSON, &namespace, "application/json"),
+        )
+        .at(
+            HEALTH_PATH,
+            get(poem::endpoint::make(move |_| {
+                let service = Arc::clone(&health);
+                async move { healthz(&service).await }
+            })),
+        )
+        .around(move |endpoint, request: Request| {
+            let service = Arc::clone(&fallback);
+            async move {
+                let headers = request.headers().clone();
+                let method = request.method().to_string();
+                let path = request.uri().path().to_string();
+                match endpoint.call(request).await {
+                    Ok(response) => Ok(response.into_response()),
+                    Err(error) => {
+                        let error = routing_error(error.status(), method, &path, error.to_string());
+                        Ok(service.error_response(None, &headers, &error))
+                    }
+                }
+            }
+        })
+}
+
+/// Serves the document, showing the configured XML namespace (D-53).
+fn document_endpoint(text: &str, namespace: &str, content_type: &'static str) -> poem::RouteMethod {
+    let served: Arc<str> = if namespace == document::XML_NAMESPACE_DEFAULT {
+        text.into()
+    } else {
+        text.replace(document::XML_NAMESPACE_DEFAULT, namespace)
+            .into()
+    };
+    get(make_sync(move |_| {
+        Response::builder()
+            .content_type(content_type)
+            .body(served.to_string())
+    }))
+}
+
+/// The error for a request the router did not take.
+fn routing_error(status: StatusCode, method: String, path: &str, reason: String) -> ApiError {
+    match status {
+        StatusCode::NOT_FOUND => ApiError::NotFound(format!("no operation at {path}")),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed {
+            method,
+            allowed: allowed_methods(path),
+        },
+        status if status.is_client_error() => ApiError::Rule(reason),
+        _ => ApiError::Internal(reason),
+    }
+}
+
+/// The methods a path serves, for the `Allow` header.
+fn allowed_methods(path: &str) -> String {
+    let mut methods: Vec<&str> = operations::ALL
+        .iter()
+        .filter(|operation| operation.path == path || operation.aliases.contains(&path))
+        .map(|operation| match operation.method {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        })
+        .collect();
+    if methods.is_empty() {
+        methods.push("GET");
+    }
+    methods.dedup();
+    methods.join(", ")
+}
+
+async fn healthz(service: &Service) -> Response {
+    match service.database.ping().await {
+        Ok(()) => Response::builder()
+            .content_type("application/json")
+            .body(r#"{"status":"ok"}"#),
+        Err(error) => {
+            tracing::error!(%error, "health check failed");
+            Response::builder()
+                .status(StatusCode::SERVICE_UNAVAILABLE)
+                .content_type("application/json")
+                .body(r#"{"status":"unavailable"}"#)
+        }
+    }
+}

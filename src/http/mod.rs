@@ -1,0 +1,6 @@
+//! HTTP: the server's side of the generated handlers, content negotiation, and the application
+//! that mounts the generated router beside the service's own endpoints.
+
+pub mod app;
+pub mod host;
+pub mod negotiate;

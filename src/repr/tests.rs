@@ -1,0 +1,251 @@
+//! The engine's refusals and edge cases; the documented examples (contract tests) cover the
+//! ordinary shapes.
+
+use core_api::tables;
+use core_api_support::Representation::{Compact, Json, Xml};
+use serde_json::json;
+
+use super::{Codec, Limits, Problem};
+
+fn codec() -> Codec {
+    Codec::new("urn:core-interface:v1", Limits::default())
+}
+
+fn xml_problem(text: &str) -> Problem {
+    codec()
+        .decode(Xml, text.as_bytes(), &tables::PIM_TYPE)
+        .expect_err("refused")
+        .problem
+}
+
+#[test]
+fn a_doctype_is_refused_and_never_expanded() {
+    let laughs = r#"<?xml version="1.0"?><!DOCTYPE pim [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><pim xmlns="urn:core-interface:v1"><meta><itm key="x">&b;</itm></meta></pim>"#;
+    assert_eq!(xml_problem(laughs), Problem::Doctype);
+}
+
+#[test]
+fn only_predefined_entities_and_character_references_resolve() {
+    let value = codec()
+        .decode(Xml, br#"<pim xmlns="urn:core-interface:v1"><meta><itm key="k">a&amp;b&#x41;&#66;</itm></meta></pim>"#, &tables::PIM_TYPE)
+        .expect("decodes");
+    assert_eq!(value["meta"]["itm"][0]["value"], "a&bAB");
+    assert_eq!(
+        xml_problem(
+            r#"<pim xmlns="urn:core-interface:v1"><meta><itm key="k">&foo;</itm></meta></pim>"#
+        ),
+        Problem::UnknownEntity("foo".into())
+    );
+}
+
+#[test]
+fn the_root_must_be_pim_in_the_configured_namespace() {
+    assert!(matches!(
+        xml_problem(r#"<foo xmlns="urn:core-interface:v1"/>"#),
+        Problem::WrongRoot { .. }
+    ));
+    assert!(matches!(
+        xml_problem("<pim/>"),
+        Problem::WrongNamespace { found: None, .. }
+    ));
+    assert!(matches!(
+        xml_problem(r#"<pim xmlns="urn:other"/>"#),
+        Problem::WrongNamespace { .. }
+    ));
+    let prefixed =
+        r#"<c:pim xmlns:c="urn:core-interface:v1"><c:kwds><c:kwd id="1"/></c:kwds></c:pim>"#;
+    assert!(
+        codec()
+            .decode(Xml, prefixed.as_bytes(), &tables::PIM_TYPE)
+            .is_ok(),
+        "a prefix bound to the namespace is fine"
+    );
+}
+
+#[test]
+fn unknown_elements_attributes_and_stray_text_are_named() {
+    let error = codec()
+        .decode(
+            Xml,
+            br#"<pim xmlns="urn:core-interface:v1"><kwds><kwd colour="red"/></kwds></pim>"#,
+            &tables::PIM_TYPE,
+        )
+        .expect_err("refused");
+    assert_eq!(error.to_string(), "kwds/kwd[1]: unknown attribute 'colour'");
+    let error = codec()
+        .decode(
+            Xml,
+            br#"<pim xmlns="urn:core-interface:v1"><kwds><keyword/></kwds></pim>"#,
+            &tables::PIM_TYPE,
+        )
+        .expect_err("refused");
+    assert_eq!(error.to_string(), "kwds: unknown element 'keyword'");
+    assert!(matches!(
+        xml_problem(r#"<pim xmlns="urn:core-interface:v1"><kwds>hello</kwds></pim>"#),
+        Problem::UnexpectedText(_)
+    ));
+    assert!(matches!(
+        xml_problem(r#"<pim xmlns="urn:core-interface:v1"><meta/><meta/></pim>"#),
+        Problem::Duplicate(_)
+    ));
+}
+
+#[test]
+fn malformed_and_non_utf8_bodies_are_refused() {
+    assert!(matches!(
+        xml_problem(r#"<pim xmlns="urn:core-interface:v1"><kwds></pim>"#),
+        Problem::Malformed(_)
+    ));
+    assert!(matches!(xml_problem("<pim"), Problem::Malformed(_)));
+    assert!(matches!(xml_problem(""), Problem::Empty));
+    let error = codec()
+        .decode(Json, b"{\"kwds\": \xff}", &tables::PIM_TYPE)
+        .expect_err("refused");
+    assert!(matches!(error.problem, Problem::InvalidUtf8 { offset: 9 }));
+    let error = codec()
+        .decode(Json, b"{\"kwds\":", &tables::PIM_TYPE)
+        .expect_err("refused");
+    assert!(matches!(error.problem, Problem::Malformed(_)));
+}
+
+#[test]
+fn nesting_beyond_the_limit_is_refused() {
+    let depth = 200;
+    let text = format!(
+        r#"<pim xmlns="urn:core-interface:v1"><links>{}{}</links></pim>"#,
+        "<itms>".repeat(depth),
+        "</itms>".repeat(depth)
+    );
+    assert_eq!(xml_problem(&text), Problem::TooDeep { limit: 64 });
+    let mut json = String::from(r#"{"links":{"itms":["#);
+    json.push_str(&r#"{"itms":["#.repeat(100));
+    json.push_str(&"]}".repeat(100));
+    json.push_str("]}}");
+    let error = codec()
+        .decode(Json, json.as_bytes(), &tables::PIM_TYPE)
+        .expect_err("refused");
+    assert!(matches!(error.problem, Problem::TooDeep { .. }), "{error}");
+}
+
+#[test]
+fn json_types_are_checked_with_paths() {
+    let error = codec()
+        .decode(
+            Json,
+            br#"{"kwds":{"kwd":[{},{"id":"abc"}]}}"#,
+            &tables::PIM_TYPE,
+        )
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        r#"kwds/kwd[2]/id: expected integer, found "abc""#
+    );
+    let error = codec()
+        .decode(
+            Json,
+            br#"{"meta":{"itm":[{"value":"x"}]}}"#,
+            &tables::PIM_TYPE,
+        )
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        "meta/itm[1]: missing required value 'key'"
+    );
+    let error = codec()
+        .decode(
+            Json,
+            br#"{"ids":[1],"nodeIds":[2]}"#,
+            &tables::ATTRIBUTES_RETRIEVE_REQUEST,
+        )
+        .expect_err("refused");
+    assert!(matches!(error.problem, Problem::ExactlyOneOf(_)));
+    assert!(
+        codec()
+            .decode(Json, br#"{"xmlns":"urn:x","kwds":{}}"#, &tables::PIM_TYPE)
+            .is_ok(),
+        "xmlns is ignored"
+    );
+}
+
+#[test]
+fn compact_values_collapse_only_when_nothing_is_lost() {
+    let tree = json!({"projects": {"project": [{"tid": "a", "vals": {"val": [
+        {"attr": "One", "itm": [{"value": "x"}]},
+        {"attr": "Positioned", "itm": [{"value": "x", "pos": 0}]},
+        {"attr": "Sizes", "type": "multiple", "itm": [{"value": "S", "pos": 0}]},
+        {"attr": "Empty"}
+    ]}}]}});
+    let compact: serde_json::Value = serde_json::from_slice(
+        &codec()
+            .encode(Compact, tree.clone(), &tables::PIM_TYPE)
+            .expect("encodes"),
+    )
+    .expect("JSON");
+    let vals = &compact["projects"]["entries"][0]["vals"]["entries"];
+    assert_eq!(vals[0], json!({"attr": "One", "value": "x"}));
+    assert_eq!(
+        vals[1],
+        json!({"attr": "Positioned", "value": [{"value": "x", "pos": 0}]})
+    );
+    assert_eq!(
+        vals[2],
+        json!({"attr": "Sizes", "type": "multiple", "value": [{"value": "S", "pos": 0}]})
+    );
+    assert_eq!(vals[3], json!({"attr": "Empty", "value": []}));
+    let back = codec()
+        .decode(
+            Compact,
+            &serde_json::to_vec(&compact).expect("JSON"),
+            &tables::PIM_TYPE,
+        )
+        .expect("decodes");
+    assert_eq!(
+        super::tree::normalize(back, &tables::PIM_TYPE),
+        super::tree::normalize(tree, &tables::PIM_TYPE)
+    );
+}
+
+#[test]
+fn compact_meta_keeps_locales_positions_and_repeated_keys() {
+    let tree = json!({"meta": {"itm": [
+        {"key": "a", "value": "1"},
+        {"key": "value", "loc": "en_GB", "value": "shirt"},
+        {"key": "r", "value": "x"},
+        {"key": "r", "value": "y"}
+    ]}});
+    let compact: serde_json::Value = serde_json::from_slice(
+        &codec()
+            .encode(Compact, tree.clone(), &tables::PIM_TYPE)
+            .expect("encodes"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        compact["meta"],
+        json!({"a": "1", "value": {"loc": "en_GB", "value": "shirt"}, "r": ["x", "y"]})
+    );
+    let back = codec()
+        .decode(
+            Compact,
+            &serde_json::to_vec(&compact).expect("JSON"),
+            &tables::PIM_TYPE,
+        )
+        .expect("decodes");
+    assert_eq!(back, tree);
+}
+
+#[test]
+fn xml_keeps_whitespace_in_attributes_and_text() {
+    let tree = json!({"meta": {"itm": [{"key": "a\tb\nc", "value": " padded\r\n text "}]}});
+    let xml = codec()
+        .encode(Xml, tree.clone(), &tables::PIM_TYPE)
+        .expect("encodes");
+    let back = codec()
+        .decode(Xml, &xml, &tables::PIM_TYPE)
+        .expect("decodes");
+    assert_eq!(back, tree);
+    let control = json!({"meta": {"itm": [{"key": "a", "value": "bell\u{7}"}]}});
+    assert!(
+        codec().encode(Xml, control, &tables::PIM_TYPE).is_err(),
+        "XML 1.0 cannot carry U+0007"
+    );
+}

@@ -1,0 +1,267 @@
+//! The one tree every representation decodes into and encodes from: a `serde_json::Value` in the
+//! default-JSON form, checked against the schema tables.
+
+use core_api_support::{Compact, DefaultValue, Field, Kind, Scalar, Schema, Type};
+use serde_json::{Map, Number, Value};
+
+use super::{
+    error::{DecodeError, Problem},
+    path::Path,
+};
+
+/// The property of a root object that namespaces occupy in XML; ignored in JSON input (D-07).
+pub const XMLNS: &str = "xmlns";
+
+/// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
+/// scalar types and `x-exactly-one-of`. Enumerations and patterns are left to the typed
+/// deserialization that follows.
+pub fn check(value: &Value, schema: &'static Schema, max_depth: usize) -> Result<(), DecodeError> {
+    let mut walk = Walk {
+        path: Path::new(),
+        max_depth,
+    };
+    walk.schema(value, schema, 0)
+}
+
+struct Walk {
+    path: Path,
+    max_depth: usize,
+}
+
+impl Walk {
+    fn schema(
+        &mut self,
+        value: &Value,
+        schema: &'static Schema,
+        depth: usize,
+    ) -> Result<(), DecodeError> {
+        if depth > self.max_depth {
+            return Err(DecodeError::at(
+                self.path.as_str(),
+                Problem::TooDeep {
+                    limit: self.max_depth,
+                },
+            ));
+        }
+        match schema.kind {
+            Kind::Object(fields) => self.object(value, schema, fields, depth),
+            Kind::Map(scalar) => {
+                let object = value
+                    .as_object()
+                    .ok_or_else(|| wrong_type(self.path.as_str(), "object", value))?;
+                for (key, item) in object {
+                    check_scalar(item, scalar, &self.path.child(key))?;
+                }
+                Ok(())
+            }
+            Kind::Scalar(scalar) => check_scalar(value, scalar, self.path.as_str()),
+            Kind::Alias(target) => self.schema(value, target, depth),
+        }
+    }
+
+    fn object(
+        &mut self,
+        value: &Value,
+        schema: &'static Schema,
+        fields: &'static [Field],
+        depth: usize,
+    ) -> Result<(), DecodeError> {
+        let object = value
+            .as_object()
+            .ok_or_else(|| wrong_type(self.path.as_str(), "object", value))?;
+        for key in object.keys() {
+            if !fields.iter().any(|field| field.name == key) {
+                return Err(DecodeError::at(
+                    self.path.as_str(),
+                    Problem::Unknown {
+                        what: "property",
+                        name: key.clone(),
+                    },
+                ));
+            }
+        }
+        for field in fields {
+            match object.get(field.name) {
+                None if field.required && !field.repeated => {
+                    return Err(DecodeError::at(
+                        self.path.as_str(),
+                        Problem::Missing(field.name.to_string()),
+                    ));
+                }
+                None => {}
+                Some(item) if field.repeated => {
+                    let items = item
+                        .as_array()
+                        .ok_or_else(|| wrong_type(&self.path.child(field.name), "array", item))?;
+                    for (index, item) in items.iter().enumerate() {
+                        self.path.push_item(field.name, index);
+                        self.field_value(item, field, depth)?;
+                        self.path.pop();
+                    }
+                }
+                Some(item) => {
+                    self.path.push(field.name);
+                    self.field_value(item, field, depth)?;
+                    self.path.pop();
+                }
+            }
+        }
+        if !schema.exactly_one_of.is_empty() {
+            let given = schema
+                .exactly_one_of
+                .iter()
+                .filter(|name| object.contains_key(**name))
+                .count();
+            if given != 1 {
+                return Err(DecodeError::at(
+                    self.path.as_str(),
+                    Problem::ExactlyOneOf(schema.exactly_one_of.to_vec()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn field_value(
+        &mut self,
+        value: &Value,
+        field: &Field,
+        depth: usize,
+    ) -> Result<(), DecodeError> {
+        match field.ty {
+            Type::Scalar(scalar) => check_scalar(value, scalar, self.path.as_str()),
+            Type::Object(schema) => self.schema(value, schema, depth + 1),
+        }
+    }
+}
+
+fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeError> {
+    let fits = match scalar {
+        Scalar::String => value.is_string(),
+        Scalar::Integer => {
+            value.is_i64()
+                || value.is_u64() && value.as_u64().is_some_and(|n| i64::try_from(n).is_ok())
+        }
+        Scalar::Number => value.is_number(),
+        Scalar::Boolean => value.is_boolean(),
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(wrong_type(path, scalar_name(scalar), value))
+    }
+}
+
+/// The name of a scalar type in error messages.
+pub fn scalar_name(scalar: Scalar) -> &'static str {
+    match scalar {
+        Scalar::String => "string",
+        Scalar::Integer => "integer",
+        Scalar::Number => "number",
+        Scalar::Boolean => "boolean",
+    }
+}
+
+/// A wrong-type problem, showing the value found (strings quoted, containers by kind).
+pub fn wrong_type(path: &str, expected: &'static str, found: &Value) -> DecodeError {
+    let found = match found {
+        Value::String(text) => format!("{text:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+        other => other.to_string(),
+    };
+    DecodeError::at(path, Problem::WrongType { expected, found })
+}
+
+/// Prepares a tree the server produced for output in any representation: properties in document
+/// order, collections always carrying their array (possibly empty), and properties equal to
+/// their documented default left out (D-07).
+pub fn normalize(value: Value, schema: &'static Schema) -> Value {
+    let schema = schema.resolve();
+    let Kind::Object(fields) = schema.kind else {
+        return value;
+    };
+    let Value::Object(mut object) = value else {
+        return value;
+    };
+    let mut out = Map::with_capacity(object.len() + 1);
+    for field in fields {
+        let item = match object.remove(field.name) {
+            Some(item) => item,
+            None if collection_items(schema) == Some(field.name) => Value::Array(Vec::new()),
+            None => continue,
+        };
+        if field
+            .default
+            .is_some_and(|default| equals_default(&item, default))
+        {
+            continue;
+        }
+        let item = match (field.ty, item) {
+            (Type::Object(child), Value::Array(items)) if field.repeated => Value::Array(
+                items
+                    .into_iter()
+                    .map(|item| normalize(item, child))
+                    .collect(),
+            ),
+            (Type::Object(child), item) => normalize(item, child),
+            (_, item) => item,
+        };
+        out.insert(field.name.to_string(), item);
+    }
+    // Anything the tables do not know stays, after the known properties (the check that follows
+    // encoding reports it).
+    out.extend(object);
+    Value::Object(out)
+}
+
+/// The repeated property of a collection schema (`x-compact: entries`).
+fn collection_items(schema: &Schema) -> Option<&'static str> {
+    match schema.compact {
+        Compact::Entries { items } => Some(items),
+        _ => None,
+    }
+}
+
+fn equals_default(value: &Value, default: DefaultValue) -> bool {
+    match default {
+        DefaultValue::Boolean(default) => value.as_bool() == Some(default),
+        DefaultValue::Integer(default) => value.as_i64() == Some(default),
+        DefaultValue::String(default) => value.as_str() == Some(default),
+    }
+}
+
+/// Parses text (an XML attribute or text node, a query parameter) as a scalar of the given type.
+/// Non-string values may be surrounded by whitespace.
+pub fn parse_scalar(text: &str, scalar: Scalar, path: &str) -> Result<Value, DecodeError> {
+    let wrong = |expected| {
+        DecodeError::at(
+            path,
+            Problem::WrongType {
+                expected,
+                found: format!("{text:?}"),
+            },
+        )
+    };
+    Ok(match scalar {
+        Scalar::String => Value::String(text.to_string()),
+        Scalar::Integer => Value::Number(
+            text.trim()
+                .parse::<i64>()
+                .map_err(|_| wrong("integer"))?
+                .into(),
+        ),
+        Scalar::Number => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| wrong("number"))?,
+        Scalar::Boolean => match text.trim() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return Err(wrong("boolean")),
+        },
+    })
+}

@@ -1,0 +1,93 @@
+//! Starting and stopping the HTTP server, for the binary and for tests.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use poem::{
+    Server,
+    listener::{Acceptor, Listener, TcpListener},
+};
+use tokio::{sync::oneshot, task::JoinHandle};
+
+use crate::{
+    http::app::app,
+    service::Service,
+    settings::Settings,
+    storage::{Database, StorageError},
+};
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The address could not be bound, or serving failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// A server running in the background.
+pub struct RunningServer {
+    /// The address it listens on (the real port when 0 was asked for).
+    pub address: SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// Stops accepting requests, lets running ones finish (up to 10 s) and waits.
+    pub async fn stop(self) -> Result<(), ServeError> {
+        let _ = self.stop.send(());
+        match self.task.await {
+            Ok(result) => result.map_err(|source| ServeError::Io {
+                context: "serving".into(),
+                source,
+            }),
+            Err(error) => Err(ServeError::Io {
+                context: "the server task".into(),
+                source: std::io::Error::other(error),
+            }),
+        }
+    }
+}
+
+/// Opens the database, binds the address and serves in the background.
+pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
+    let database = Database::connect(&settings.database_url).await?;
+    let bind = settings.bind;
+    let service = Arc::new(Service::new(settings, database));
+    let acceptor = TcpListener::bind(bind)
+        .into_acceptor()
+        .await
+        .map_err(|source| ServeError::Io {
+            context: format!("binding {bind}"),
+            source,
+        })?;
+    let address = acceptor
+        .local_addr()
+        .first()
+        .and_then(|address| address.as_socket_addr().copied())
+        .unwrap_or(bind);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        Server::new_with_acceptor(acceptor)
+            .run_with_graceful_shutdown(
+                app(service),
+                async {
+                    let _ = stopped.await;
+                },
+                Some(Duration::from_secs(10)),
+            )
+            .await
+    });
+    Ok(RunningServer {
+        address,
+        stop,
+        task,
+    })
+}

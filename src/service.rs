@@ -1,0 +1,27 @@
+//! The service: the state every operation works with. The operations themselves live in
+//! `modules/`, one file per specification module, each implementing its generated trait.
+
+use crate::{repr::Codec, settings::Settings, storage::Database};
+
+/// The state shared by all requests.
+#[derive(Debug)]
+pub struct Service {
+    /// The server's settings.
+    pub settings: Settings,
+    /// The representation engine, configured with the XML namespace and limits.
+    pub codec: Codec,
+    /// The database.
+    pub database: Database,
+}
+
+impl Service {
+    /// A service over an open database.
+    pub fn new(settings: Settings, database: Database) -> Service {
+        let codec = Codec::new(settings.xml_namespace.clone(), settings.limits.clone());
+        Service {
+            settings,
+            codec,
+            database,
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The server's settings, from the command line and the environment.
+
+use std::net::SocketAddr;
+
+use crate::repr::Limits;
+
+/// Everything `core-server serve` is configured with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The address to listen on.
+    pub bind: SocketAddr,
+    /// Where the data lives: a `sqlite:` file or a `postgres://` server.
+    pub database_url: String,
+    /// The XML namespace of message roots (`{xml_namespace}`, D-53).
+    pub xml_namespace: String,
+    /// The largest request body accepted, in bytes (D-37).
+    pub max_body_bytes: usize,
+    /// Decoding limits.
+    pub limits: Limits,
+}
+
+/// The default address.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// The default database: a SQLite file under `./data/`, created on first start.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/core-server.db";
+/// The default body limit: 10 MiB (D-37).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+
+impl Settings {
+    /// Settings for tests and embedding: everything default but the address and database.
+    pub fn new(bind: SocketAddr, database_url: impl Into<String>) -> Settings {
+        Settings {
+            bind,
+            database_url: database_url.into(),
+            xml_namespace: core_api::document::XML_NAMESPACE_DEFAULT.to_string(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            limits: Limits::default(),
+        }
+    }
+}

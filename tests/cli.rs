@@ -1,0 +1,135 @@
+//! The binary, as the README runs it: `core-server serve` starts, creates its SQLite file, and
+//! serves the document and the operations.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `core-server serve` on a free port and returns it with its address. The read end of
+/// its stderr is closed once the address is known.
+fn serve(database_url: &str) -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            database_url,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("a line");
+        if let Some(address) = line.split("listening on http://").nth(1) {
+            return (server, address.trim().to_string());
+        }
+        assert!(Instant::now() < deadline, "no 'listening on' line");
+    }
+    panic!("the server exited before listening");
+}
+
+/// A minimal HTTP/1.1 exchange, so the test needs no client library.
+fn exchange(address: &str, request: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).expect("connects");
+    stream.write_all(request.as_bytes()).expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn serve_survives_a_closed_stderr() {
+    let folder =
+        std::env::temp_dir().join(format!("core-server-cli-closed-{}", std::process::id()));
+    let (server, address) = serve(&format!("sqlite://{}/core.db", folder.display()));
+    // `serve` has dropped the read end of stderr: later log lines fail to write.
+    for _ in 0..3 {
+        let (status, _) = exchange(
+            &address,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        assert_eq!(status, 200);
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn serve_starts_and_answers() {
+    let folder = std::env::temp_dir().join(format!("core-server-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/data/core.db", folder.display());
+    let (_server, address) = serve(&url);
+    assert!(
+        folder.join("data/core.db").exists(),
+        "the SQLite file and its folder are created"
+    );
+
+    let (status, body) = exchange(
+        &address,
+        "GET /openapi.yaml HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200);
+    let document =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/core-v1.yaml"))
+            .expect("document");
+    assert_eq!(body, document);
+
+    let (status, body) = exchange(
+        &address,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+
+    let request = "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    let (status, body) = exchange(&address, request);
+    assert_eq!(status, 501);
+    assert!(
+        body.contains("operation 'componentsRetrieve' is not implemented yet"),
+        "{body}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn an_unsupported_database_url_is_refused_with_a_message() {
+    let output = Command::new(env!("CARGO_BIN_EXE_core-server"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            "mysql://localhost/db",
+        ])
+        .output()
+        .expect("the binary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unsupported database URL"), "{stderr}");
+}

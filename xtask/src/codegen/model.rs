@@ -1,0 +1,230 @@
+//! The operations of the document, reduced to what the generators need.
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::document::{Document, pascal_case, schema_ref_name};
+
+/// One operation.
+pub struct Operation {
+    /// `operationId`.
+    pub id: String,
+    /// `GET` or `POST`.
+    pub method: String,
+    /// The path.
+    pub path: String,
+    /// `x-path-aliases`.
+    pub aliases: Vec<String>,
+    /// The first tag: the specification module.
+    pub module: String,
+    /// `summary`.
+    pub summary: String,
+    /// The request body, if any.
+    pub request: Option<Body>,
+    /// The query parameters, if any, as the schema of a generated query type.
+    pub query: Option<QuerySchema>,
+    /// The success body.
+    pub response: Body,
+    /// Every listed status code with the component schema of its body, ascending.
+    pub statuses: Vec<(u16, Option<String>)>,
+}
+
+/// A request or success-response body.
+pub struct Body {
+    /// Whether a request body is required (always true for responses).
+    pub required: bool,
+    /// The component schema, or `None` for binary content.
+    pub schema: Option<String>,
+    /// Media type names in document order.
+    pub media: Vec<String>,
+}
+
+/// The query parameters of an operation, as an object schema named after the operation.
+pub struct QuerySchema {
+    /// `AssetsVersionsBinQuery`.
+    pub name: String,
+    /// A JSON Schema object with one property per parameter.
+    pub schema: Value,
+}
+
+/// The media type of binary content.
+pub const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Reads every operation of the document, in document order.
+pub fn operations(document: &Document) -> Result<Vec<Operation>> {
+    let paths = document
+        .raw
+        .get("paths")
+        .and_then(Value::as_object)
+        .context("the document has no paths")?;
+    let mut operations = Vec::new();
+    for (path, item) in paths {
+        let item = item
+            .as_object()
+            .with_context(|| format!("path {path} is not an object"))?;
+        for (method, operation) in item {
+            if !matches!(method.as_str(), "get" | "post") {
+                bail!(
+                    "{path}: method {method} is not supported by the generator (only get and post)"
+                );
+            }
+            operations.push(
+                operation_of(document, path, method, operation)
+                    .with_context(|| format!("{} {path}", method.to_uppercase()))?,
+            );
+        }
+    }
+    Ok(operations)
+}
+
+fn operation_of(
+    document: &Document,
+    path: &str,
+    method: &str,
+    operation: &Value,
+) -> Result<Operation> {
+    let id = text(operation, "operationId")?;
+    let module = operation
+        .pointer("/tags/0")
+        .and_then(Value::as_str)
+        .context("the operation has no tag naming its module")?
+        .to_string();
+    let aliases = match operation.get("x-path-aliases") {
+        Some(list) => list
+            .as_array()
+            .context("x-path-aliases is not a list")?
+            .iter()
+            .map(|alias| {
+                alias
+                    .as_str()
+                    .map(str::to_string)
+                    .context("an alias is not a string")
+            })
+            .collect::<Result<_>>()?,
+        None => Vec::new(),
+    };
+    let request = match operation.get("requestBody") {
+        Some(body) => {
+            let body = document.resolve(body)?;
+            Some(Body {
+                required: body
+                    .get("required")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                ..content_of(body).context("request body")?
+            })
+        }
+        None => None,
+    };
+    let responses = operation
+        .get("responses")
+        .and_then(Value::as_object)
+        .context("the operation has no responses")?;
+    let success = responses
+        .get("200")
+        .context("the operation has no 200 response")?;
+    let response = content_of(document.resolve(success)?).context("200 response")?;
+    let mut statuses = Vec::new();
+    for (code, answer) in responses {
+        let status = code
+            .parse::<u16>()
+            .with_context(|| format!("status {code} is not a number"))?;
+        let schema = content_of(document.resolve(answer)?)
+            .with_context(|| format!("{code} response"))?
+            .schema;
+        statuses.push((status, schema));
+    }
+    statuses.sort_unstable();
+    let query = query_schema(document, &id, operation)?;
+    Ok(Operation {
+        summary: text(operation, "summary")?,
+        id,
+        method: method.to_uppercase(),
+        path: path.to_string(),
+        aliases,
+        module,
+        request,
+        query,
+        response,
+        statuses,
+    })
+}
+
+fn content_of(body: &Value) -> Result<Body> {
+    let content = body
+        .get("content")
+        .and_then(Value::as_object)
+        .context("no content")?;
+    let mut schema = None;
+    let mut media = Vec::new();
+    for (name, entry) in content {
+        media.push(name.clone());
+        let this = if name == OCTET_STREAM {
+            None
+        } else {
+            Some(
+                schema_ref_name(entry.get("schema").context("a media type without schema")?)
+                    .with_context(|| {
+                        format!("{name}: the schema must be a reference to a component schema")
+                    })?
+                    .to_string(),
+            )
+        };
+        if media.len() > 1 && this != schema {
+            bail!("media type {name} has a different schema than the others");
+        }
+        schema = this;
+    }
+    Ok(Body {
+        required: true,
+        schema,
+        media,
+    })
+}
+
+fn query_schema(document: &Document, id: &str, operation: &Value) -> Result<Option<QuerySchema>> {
+    let Some(parameters) = operation.get("parameters").and_then(Value::as_array) else {
+        return Ok(None);
+    };
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for parameter in parameters {
+        let parameter = document.resolve(parameter)?;
+        let name = text(parameter, "name")?;
+        if parameter.get("in").and_then(Value::as_str) != Some("query") {
+            bail!("parameter {name}: only query parameters are supported");
+        }
+        let mut schema = parameter
+            .get("schema")
+            .cloned()
+            .context("a parameter without schema")?;
+        if let (Some(description), Some(object)) =
+            (parameter.get("description"), schema.as_object_mut())
+        {
+            object.insert("description".into(), description.clone());
+        }
+        if parameter.get("required").and_then(Value::as_bool) == Some(true) {
+            required.push(Value::String(name.clone()));
+        }
+        properties.insert(name, schema);
+    }
+    let name = format!("{}Query", pascal_case(id));
+    let mut schema = serde_json::json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": format!("The query parameters of {id}."),
+        "properties": properties,
+    });
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    Ok(Some(QuerySchema { name, schema }))
+}
+
+fn text(value: &Value, key: &str) -> Result<String> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .with_context(|| format!("missing {key}"))
+}

@@ -1,0 +1,319 @@
+//! Operation metadata, one trait per specification module, and the poem router.
+
+use anyhow::{Result, bail};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::model::{Body, OCTET_STREAM, Operation};
+use crate::document::{screaming_case, snake_case};
+
+/// The trait name of a module tag: `Common` → `CommonApi`, `PIM` → `PimApi`.
+pub fn trait_name(module: &str) -> proc_macro2::Ident {
+    let mut chars = module.chars();
+    let name: String = match chars.next() {
+        Some(first) => {
+            first.to_ascii_uppercase().to_string() + &chars.as_str().to_ascii_lowercase()
+        }
+        None => String::new(),
+    };
+    format_ident!("{}Api", name)
+}
+
+/// The modules in the order of their first operation.
+pub fn modules(operations: &[Operation]) -> Vec<String> {
+    let mut modules: Vec<String> = Vec::new();
+    for operation in operations {
+        if !modules.contains(&operation.module) {
+            modules.push(operation.module.clone());
+        }
+    }
+    modules
+}
+
+/// `operations.rs`: one `static` [`Operation`](core_api_support::Operation) per operation.
+pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
+    let mut statics = Vec::new();
+    let mut all = Vec::new();
+    for operation in operations {
+        let ident = format_ident!("{}", screaming_case(&operation.id));
+        let Operation {
+            id,
+            path,
+            aliases,
+            module,
+            summary,
+            ..
+        } = operation;
+        let responses = operation.statuses.iter().map(|(status, schema)| {
+            let schema = match schema {
+                Some(schema) => {
+                    let schema = format_ident!("{}", screaming_case(schema));
+                    quote!(Some(&tables::#schema))
+                }
+                None => quote!(None),
+            };
+            quote!(StatusBody { status: #status, schema: #schema })
+        });
+        let method = match operation.method.as_str() {
+            "GET" => quote!(Method::Get),
+            "POST" => quote!(Method::Post),
+            other => bail!("unsupported method {other}"),
+        };
+        let request = match &operation.request {
+            Some(body) => {
+                let required = body.required;
+                let Some(schema) = &body.schema else {
+                    bail!("{id}: binary request bodies are not supported")
+                };
+                let schema = format_ident!("{}", screaming_case(schema));
+                let media = media(body)?;
+                quote!(Some(RequestBody { required: #required, schema: &tables::#schema, media: &[#(#media),*] }))
+            }
+            None => quote!(None),
+        };
+        let query = match &operation.query {
+            Some(query) => {
+                let schema = format_ident!("{}", screaming_case(&query.name));
+                quote!(Some(&tables::#schema))
+            }
+            None => quote!(None),
+        };
+        let response_schema = match &operation.response.schema {
+            Some(schema) => {
+                let schema = format_ident!("{}", screaming_case(schema));
+                quote!(Some(&tables::#schema))
+            }
+            None => quote!(None),
+        };
+        let response_media = media(&operation.response)?;
+        let doc = format!(" `{} {}` ({id}).", operation.method, path);
+        statics.push(quote! {
+            #[doc = #doc]
+            pub static #ident: Operation = Operation {
+                id: #id,
+                method: #method,
+                path: #path,
+                aliases: &[#(#aliases),*],
+                module: #module,
+                summary: #summary,
+                request: #request,
+                query: #query,
+                response: ResponseBody { schema: #response_schema, media: &[#(#response_media),*] },
+                responses: &[#(#responses),*],
+            };
+        });
+        all.push(ident);
+    }
+    Ok(quote! {
+        use core_api_support::{Method, Operation, RequestBody, ResponseBody, StatusBody};
+
+        use crate::tables;
+
+        #(#statics)*
+
+        /// Every operation, in document order.
+        pub static ALL: &[&Operation] = &[#(&#all),*];
+    })
+}
+
+fn media(body: &Body) -> Result<Vec<TokenStream>> {
+    media_tokens(&body.media)
+}
+
+/// `MediaType` values for media type names.
+pub fn media_tokens(names: &[String]) -> Result<Vec<TokenStream>> {
+    names
+        .iter()
+        .map(|name| {
+            let essence = name.split(';').next().unwrap_or(name).trim().to_string();
+            let representation = match essence.as_str() {
+                "application/xml" => quote!(Representation::Xml),
+                "application/json" => quote!(Representation::Json),
+                "application/json+compact" => quote!(Representation::Compact),
+                OCTET_STREAM => quote!(Representation::Binary),
+                other => bail!("media type {other} has no representation"),
+            };
+            Ok(quote!(core_api_support::MediaType {
+                name: #name,
+                essence: #essence,
+                representation: core_api_support::#representation,
+            }))
+        })
+        .collect()
+}
+
+/// The Rust type of an operation's input, if it takes one.
+fn input_type(operation: &Operation) -> Option<TokenStream> {
+    if let Some(query) = &operation.query {
+        let ty = format_ident!("{}", query.name);
+        return Some(quote!(types::#ty));
+    }
+    let body = operation.request.as_ref()?;
+    let ty = format_ident!("{}", body.schema.as_deref()?);
+    Some(if body.required {
+        quote!(types::#ty)
+    } else {
+        quote!(Option<types::#ty>)
+    })
+}
+
+/// The Rust type of an operation's success answer.
+fn output_type(operation: &Operation) -> TokenStream {
+    match &operation.response.schema {
+        Some(schema) => {
+            let ty = format_ident!("{}", schema);
+            quote!(types::#ty)
+        }
+        None => quote!(Binary),
+    }
+}
+
+/// `service.rs`: per module a trait with one method per operation. Every method has a default
+/// body answering [`NotImplemented`](core_api_support::NotImplemented).
+pub fn service(operations: &[Operation]) -> Result<TokenStream> {
+    let mut traits = Vec::new();
+    for module in modules(operations) {
+        let name = trait_name(&module);
+        let mut methods = Vec::new();
+        for operation in operations
+            .iter()
+            .filter(|operation| operation.module == module)
+        {
+            let method = format_ident!("{}", snake_case(&operation.id));
+            let table = format_ident!("{}", screaming_case(&operation.id));
+            let output = output_type(operation);
+            let doc = format!(
+                " {} (`{} {}`).",
+                operation.summary, operation.method, operation.path
+            );
+            let (input, unused) = match input_type(operation) {
+                Some(ty) => (quote!(, input: #ty), quote!(let _ = (context, input);)),
+                None => (quote!(), quote!(let _ = context;)),
+            };
+            methods.push(quote! {
+                #[doc = #doc]
+                fn #method(
+                    &self,
+                    context: &Self::Context #input
+                ) -> impl Future<Output = Result<#output, Self::Error>> + Send {
+                    #unused
+                    async { Err(NotImplemented { operation: &operations::#table }.into()) }
+                }
+            });
+        }
+        let doc = format!(" The operations of the {module} module.");
+        traits.push(quote! {
+            #[doc = #doc]
+            pub trait #name: Host {
+                #(#methods)*
+            }
+        });
+    }
+    Ok(quote! {
+        use std::future::Future;
+
+        #[allow(unused_imports)]
+        use core_api_support::{Binary, Host, NotImplemented};
+
+        use crate::{operations, types};
+
+        #(#traits)*
+    })
+}
+
+/// `router.rs`: one poem endpoint per operation and `router`, which mounts them all.
+pub fn router(operations: &[Operation]) -> Result<TokenStream> {
+    let modules = modules(operations);
+    let bounds: Vec<_> = modules.iter().map(|module| trait_name(module)).collect();
+    let mut handlers = Vec::new();
+    // (path as written, path expression, method endpoint) in document order; aliases follow their
+    // operation. Entries that share a path are mounted on one `RouteMethod`.
+    let mut mounts: Vec<(String, TokenStream, Vec<TokenStream>)> = Vec::new();
+    for operation in operations {
+        let handler = format_ident!("{}", snake_case(&operation.id));
+        let table = format_ident!("{}", screaming_case(&operation.id));
+        let bound = trait_name(&operation.module);
+        let read = match (&operation.query, &operation.request) {
+            (Some(query), _) => {
+                let ty = format_ident!("{}", query.name);
+                quote!(let input = service.query::<types::#ty>(&context, &request)?;)
+            }
+            (None, Some(body)) => {
+                let Some(schema) = &body.schema else {
+                    bail!("binary request bodies are not supported")
+                };
+                let ty = format_ident!("{}", schema);
+                if body.required {
+                    quote!(let input = service.body::<types::#ty>(&context, body).await?;)
+                } else {
+                    quote!(let input = service.optional_body::<types::#ty>(&context, body).await?;)
+                }
+            }
+            (None, None) => quote!(),
+        };
+        let call = if input_type(operation).is_some() {
+            quote!(service.#handler(&context, input).await?)
+        } else {
+            quote!(service.#handler(&context).await?)
+        };
+        let respond = if operation.response.schema.is_some() {
+            quote!(service.respond(&context, &output))
+        } else {
+            quote!(service.respond_binary(&context, output))
+        };
+        let doc = format!(" The endpoint of {}.", operation.id);
+        handlers.push(quote! {
+            #[doc = #doc]
+            fn #handler<S: #bound>(service: Arc<S>) -> impl Endpoint<Output = Response> {
+                make(move |mut request: Request| {
+                    let service = Arc::clone(&service);
+                    async move {
+                        let operation = &operations::#table;
+                        #[allow(unused_variables)]
+                        let body = request.take_body();
+                        let result = async {
+                            let context = service.begin(operation, &request).await?;
+                            #read
+                            let output = #call;
+                            #respond
+                        }
+                        .await;
+                        result.unwrap_or_else(|error| service.fail(operation, &request, error))
+                    }
+                })
+            }
+        });
+        let method = format_ident!("{}", operation.method.to_lowercase());
+        let endpoint = quote!(.#method(#handler(Arc::clone(&service))));
+        let mut paths = vec![(operation.path.clone(), quote!(operations::#table.path))];
+        for (alias, path) in operation.aliases.iter().enumerate() {
+            paths.push((path.clone(), quote!(operations::#table.aliases[#alias])));
+        }
+        for (path, expression) in paths {
+            match mounts.iter_mut().find(|(existing, _, _)| *existing == path) {
+                Some((_, _, endpoints)) => endpoints.push(endpoint.clone()),
+                None => mounts.push((path, expression, vec![endpoint.clone()])),
+            }
+        }
+    }
+    let routes = mounts
+        .into_iter()
+        .map(|(_, path, endpoints)| quote!(.at(#path, RouteMethod::new() #(#endpoints)*)));
+    Ok(quote! {
+        use std::sync::Arc;
+
+        use poem::{Endpoint, Request, Response, Route, RouteMethod, endpoint::make};
+
+        use crate::{operations, service::*, types};
+
+        /// Mounts every operation (and every alias path) on its method and path.
+        pub fn router<S>(service: Arc<S>) -> Route
+        where
+            S: #(#bounds)+*,
+        {
+            Route::new() #(#routes)*
+        }
+
+        #(#handlers)*
+    })
+}

@@ -1,0 +1,69 @@
+//! Request/response types with typify, from `components.schemas` and the operations' query
+//! parameters.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Context, Result, bail};
+use quote::{format_ident, quote};
+
+use super::model::QuerySchema;
+use crate::document::{Document, screaming_case};
+
+/// Generates `types.rs`: one type per component schema (plus typify's helper types), and an
+/// implementation of `Described` linking each component type to its schema table.
+pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<proc_macro2::TokenStream> {
+    let mut definitions = schemars::Map::new();
+    let text = serde_json::to_string(document.schemas()?)?
+        .replace("\"#/components/schemas/", "\"#/definitions/");
+    let schemas: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)?;
+    let mut names: Vec<String> = schemas.keys().cloned().collect();
+    for (name, schema) in schemas {
+        definitions.insert(name.clone(), to_schemars(&name, schema)?);
+    }
+    for query in queries {
+        if definitions.contains_key(&query.name) {
+            bail!("query type {} collides with a component schema", query.name);
+        }
+        definitions.insert(
+            query.name.clone(),
+            to_schemars(&query.name, query.schema.clone())?,
+        );
+        names.push(query.name.clone());
+    }
+
+    let mut settings = typify::TypeSpaceSettings::default();
+    settings.with_derive("PartialEq".to_string());
+    let mut space = typify::TypeSpace::new(&settings);
+    space
+        .add_root_schema(schemars::schema::RootSchema {
+            meta_schema: None,
+            schema: schemars::schema::SchemaObject::default(),
+            definitions,
+        })
+        .context("typify rejected the component schemas")?;
+
+    let generated: BTreeSet<String> = space.iter_types().map(|ty| ty.name()).collect();
+    let mut described = Vec::new();
+    for name in &names {
+        if !generated.contains(name) {
+            bail!("typify did not generate a type named {name}; rename the schema to PascalCase");
+        }
+        let ty = format_ident!("{}", name);
+        let table = format_ident!("{}", screaming_case(name));
+        described.push(quote! {
+            impl core_api_support::Described for #ty {
+                const SCHEMA: &'static core_api_support::Schema = &crate::tables::#table;
+            }
+        });
+    }
+    let types = space.to_stream();
+    Ok(quote! {
+        #types
+        #(#described)*
+    })
+}
+
+fn to_schemars(name: &str, schema: serde_json::Value) -> Result<schemars::schema::Schema> {
+    serde_json::from_value(schema)
+        .with_context(|| format!("schema {name} is not a JSON Schema typify can read"))
+}

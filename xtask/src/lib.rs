@@ -1,0 +1,22 @@
+//! Project chores for core-server, as a library so that tests can run them too.
+//!
+//! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
+//! * [`document`] loads the document in the two forms the generators need.
+//! * [`validate`] runs `openapi-spec-validator` from a private Python environment.
+
+pub mod codegen;
+pub mod document;
+pub mod validate;
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the parent of this crate's folder).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The authored document, relative to the workspace root.
+pub const DOCUMENT_PATH: &str = "openapi/core-v1.yaml";

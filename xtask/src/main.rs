@@ -1,0 +1,50 @@
+//! `cargo xtask <chore>`: the project's chores.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use xtask::{DOCUMENT_PATH, codegen, validate, workspace_root};
+
+const USAGE: &str = "usage: cargo xtask <chore>
+
+chores:
+  codegen            regenerate generated/ from openapi/core-v1.yaml
+  codegen --check    fail if generated/ differs from what the document produces
+  validate           check the document with openapi-spec-validator (installed under target/)";
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Vec<String>) -> Result<()> {
+    let root = workspace_root();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["codegen"] | ["codegen", "--check"] => {
+            let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
+            let files = codegen::generate(&yaml)?;
+            if args.len() == 2 {
+                let problems = codegen::check(&root, &files)?;
+                if !problems.is_empty() {
+                    bail!(
+                        "generated/ is stale; run `cargo xtask codegen`:\n  {}",
+                        problems.join("\n  ")
+                    );
+                }
+                eprintln!("xtask: generated/ is up to date ({} files)", files.len());
+            } else {
+                codegen::write(&root, &files)?;
+                eprintln!("xtask: wrote {} files under generated/", files.len());
+            }
+            Ok(())
+        }
+        ["validate"] => validate::run(&root),
+        _ => bail!("{USAGE}"),
+    }
+}
