@@ -39,8 +39,11 @@ fn run(args: Vec<String>) -> Result<()> {
                 }
                 eprintln!("xtask: generated/ is up to date ({} files)", files.len());
             } else {
-                codegen::write(&root, &files)?;
-                eprintln!("xtask: wrote {} files under generated/", files.len());
+                let changed = codegen::write(&root, &files)?;
+                eprintln!(
+                    "xtask: {changed} of {} files under generated/ changed",
+                    files.len()
+                );
             }
             Ok(())
         }

@@ -130,9 +130,12 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
     Ok(files)
 }
 
-/// Writes the files, and removes files under `generated/` that generation no longer produces.
-pub fn write(root: &Path, files: &[GeneratedFile]) -> Result<()> {
+/// Writes the files that differ from the disk, and removes files under `generated/` that
+/// generation no longer produces. Returns how many files it wrote or removed.
+pub fn write(root: &Path, files: &[GeneratedFile]) -> Result<usize> {
+    let mut changed = 0;
     for stale in stale_files(root, files)? {
+        changed += 1;
         std::fs::remove_file(root.join(&stale))
             .with_context(|| format!("removing {}", stale.display()))?;
     }
@@ -146,8 +149,9 @@ pub fn write(root: &Path, files: &[GeneratedFile]) -> Result<()> {
         }
         std::fs::write(&path, &file.contents)
             .with_context(|| format!("writing {}", path.display()))?;
+        changed += 1;
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// The differences between the files and the disk: one line per file that differs, is missing
