@@ -81,6 +81,9 @@ fn issue_item<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
         .and_then(|item| item["value"].as_str())
 }
 
+/// Operations implemented so far: they answer their documented request with 200.
+const IMPLEMENTED: &[&str] = &["transform"];
+
 #[tokio::test]
 async fn every_operation_answers_at_its_documented_method_and_path() {
     let server = TestServer::start().await;
@@ -92,6 +95,22 @@ async fn every_operation_answers_at_its_documented_method_and_path() {
         for path in std::iter::once(&operation.path).chain(operation.aliases) {
             let response = call(&client, &server, operation, path, &query, &body).await;
             let label = format!("{} {path}", operation.id);
+            if IMPLEMENTED.contains(&operation.id) {
+                assert_eq!(response.status().as_u16(), 200, "{label}");
+                let media = response.headers()["content-type"]
+                    .to_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    operation
+                        .response
+                        .media
+                        .iter()
+                        .any(|listed| listed.name == media),
+                    "{label}: {media}"
+                );
+                continue;
+            }
             assert_eq!(response.status().as_u16(), 501, "{label}");
             assert_eq!(
                 response.headers()["content-type"],

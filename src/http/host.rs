@@ -80,7 +80,7 @@ impl Host for Service {
             .map_err(ApiError::Invalid)?;
         tree::check(&value, T::SCHEMA, self.settings.limits.max_depth)
             .map_err(ApiError::Invalid)?;
-        typed(value)
+        crate::repr::typed(value).map_err(ApiError::Invalid)
     }
 
     fn respond<T>(&self, context: &Context, value: &T) -> Result<Response, ApiError>
@@ -139,11 +139,9 @@ impl Service {
                 "(no Content-Type)".to_string(),
             ));
         };
-        let value = self
-            .codec
-            .decode(media.representation, bytes, T::SCHEMA)
-            .map_err(ApiError::Invalid)?;
-        typed(value)
+        self.codec
+            .decode_typed(media.representation, bytes, T::SCHEMA)
+            .map_err(ApiError::Invalid)
     }
 
     /// The error answer: the record (or, where the document says so for this status, a
@@ -162,11 +160,14 @@ impl Service {
             tracing::debug!(support_id, operation = operation.map(|op| op.id), %error, "request refused");
         }
         let media = negotiate::error(headers);
-        let record = error.record(&support_id);
+        let mut record = error.record(&support_id);
         let envelope = operation
             .and_then(|operation| operation.body_schema(status.as_u16()))
             .is_some_and(|schema| std::ptr::eq(schema, &tables::RESPONSES_TYPE));
         let encoded = if envelope {
+            // Inside a ResponsesType the record reads like an item record: its description says
+            // what is wrong with the message and where.
+            record.description = Some(error.message());
             let body = types::ResponsesType {
                 schema_version: core_api::document::SCHEMA_VERSION.parse().ok(),
                 meta: None,
@@ -285,28 +286,5 @@ fn percent_decode(text: &str) -> Result<String, DecodeError> {
         DecodeError::whole(Problem::InvalidUtf8 {
             offset: error.utf8_error().valid_up_to(),
         })
-    })
-}
-
-/// Turns a checked tree into its typed value; what the tables do not check (enumerations,
-/// patterns) is reported with its path.
-fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error
-            .path()
-            .iter()
-            .map(|segment| match segment {
-                serde_path_to_error::Segment::Seq { index } => format!("[{}]", index + 1),
-                serde_path_to_error::Segment::Map { key }
-                | serde_path_to_error::Segment::Enum { variant: key } => {
-                    format!("/{key}")
-                }
-                serde_path_to_error::Segment::Unknown => "/?".to_string(),
-            })
-            .collect::<String>()
-            .trim_start_matches('/')
-            .to_string();
-        let reason = error.into_inner().to_string();
-        ApiError::Invalid(DecodeError::at(path, Problem::Malformed(reason)))
     })
 }

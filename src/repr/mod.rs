@@ -8,11 +8,13 @@
 
 pub mod compact;
 pub mod error;
+pub mod json;
 pub mod path;
 pub mod tree;
 pub mod xml;
 
 use core_api_support::{Representation, Schema};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use error::{DecodeError, EncodeError, Problem, ProblemClass};
@@ -59,9 +61,13 @@ impl Codec {
         schema: &'static Schema,
     ) -> Result<Value, DecodeError> {
         let value = match representation {
-            Representation::Xml => xml::read(bytes, schema, &self.namespace, &self.limits)?,
-            Representation::Json => json(bytes, &self.limits)?,
-            Representation::Compact => compact::from_compact(json(bytes, &self.limits)?, schema)?,
+            Representation::Xml => {
+                xml::read::<Value>(bytes, schema, &self.namespace, &self.limits)?
+            }
+            Representation::Json => json::parse(bytes, &self.limits)?,
+            Representation::Compact => {
+                compact::from_compact(json::parse(bytes, &self.limits)?, schema)?
+            }
             Representation::Binary => {
                 return Err(DecodeError::whole(Problem::Malformed(
                     "a binary body carries no message".into(),
@@ -70,6 +76,20 @@ impl Codec {
         };
         tree::check(&value, schema, self.limits.max_depth)?;
         Ok(value)
+    }
+
+    /// Decodes a body straight into the typed value of `schema`. XML goes from its nodes to the
+    /// type without building the tree; JSON and compact JSON go through the checked tree.
+    pub fn decode_typed<T: DeserializeOwned>(
+        &self,
+        representation: Representation,
+        bytes: &[u8],
+        schema: &'static Schema,
+    ) -> Result<T, DecodeError> {
+        match representation {
+            Representation::Xml => xml::read::<T>(bytes, schema, &self.namespace, &self.limits),
+            _ => typed(self.decode(representation, bytes, schema)?),
+        }
     }
 
     /// Encodes a default-JSON tree of `schema` (as the server produced it) in a representation.
@@ -94,30 +114,35 @@ impl Codec {
     }
 }
 
-/// Parses a JSON body; the root's `xmlns`, if any, is dropped (D-07).
-fn json(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(DecodeError::whole(Problem::Empty));
-    }
-    if let Err(error) = std::str::from_utf8(bytes) {
-        return Err(DecodeError::whole(Problem::InvalidUtf8 {
-            offset: error.valid_up_to(),
-        }));
-    }
-    let mut value: Value = serde_json::from_slice(bytes).map_err(|error| {
-        // serde_json stops at 128 levels, deeper than our limit: report it as the same problem.
-        if error.to_string().starts_with("recursion limit exceeded") {
-            DecodeError::whole(Problem::TooDeep {
-                limit: limits.max_depth,
-            })
-        } else {
-            DecodeError::whole(Problem::Malformed(error.to_string()))
+/// Turns a checked tree into its typed value; what the tables do not check (enumerations,
+/// patterns) is reported with its path.
+pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, DecodeError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let mut path = path::Path::new();
+        let mut pending: Option<String> = None;
+        for segment in error.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Seq { index } => match pending.take() {
+                    Some(name) => path.push_item(&name, *index),
+                    None => path.push(&format!("[{}]", index + 1)),
+                },
+                serde_path_to_error::Segment::Map { key }
+                | serde_path_to_error::Segment::Enum { variant: key } => {
+                    if let Some(name) = pending.replace(key.clone()) {
+                        path.push(&name);
+                    }
+                }
+                serde_path_to_error::Segment::Unknown => {}
+            }
         }
-    })?;
-    if let Value::Object(object) = &mut value {
-        object.shift_remove(tree::XMLNS);
-    }
-    Ok(value)
+        if let Some(name) = pending {
+            path.push(&name);
+        }
+        DecodeError::at(
+            path.as_str(),
+            Problem::Malformed(error.into_inner().to_string()),
+        )
+    })
 }
 
 fn to_json(value: &Value) -> Result<Vec<u8>, EncodeError> {

@@ -9,9 +9,6 @@ use super::{
     path::Path,
 };
 
-/// The property of a root object that namespaces occupy in XML; ignored in JSON input (D-07).
-pub const XMLNS: &str = "xmlns";
-
 /// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
 /// scalar types and `x-exactly-one-of`. Enumerations and patterns are left to the typed
 /// deserialization that follows.

@@ -339,7 +339,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "wrongType": {
                     "summary": "A text where an integer is due",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <responses>\n    <response>\n      <status>ERROR</status>\n      <description>kwds/kwd[2]/id: expected integer, found \"abc\"</description>\n      <details>\n        <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n      </details>\n    </response>\n  </responses>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <responses>\n    <response>\n      <status>ERROR</status>\n      <description>kwds/kwd[2]/id: expected integer, found \"abc\"</description>\n      <details>\n        <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n      </details>\n      <issues>\n        <itm key=\"code\">1003</itm>\n        <itm key=\"description\">Wrong data type</itm>\n        <itms type=\"details\">\n          <itm key=\"errorMessage\">kwds/kwd[2]/id: expected integer, found \"abc\"</itm>\n        </itms>\n      </issues>\n    </response>\n  </responses>\n</pim>\n"
                   }
                 }
               },
@@ -364,7 +364,32 @@ pub const OPENAPI_JSON: &str = r##"{
                                   "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
                                 }
                               ]
-                            }
+                            },
+                            "issues": [
+                              {
+                                "itm": [
+                                  {
+                                    "key": "code",
+                                    "value": "1003"
+                                  },
+                                  {
+                                    "key": "description",
+                                    "value": "Wrong data type"
+                                  }
+                                ],
+                                "itms": [
+                                  {
+                                    "type": "details",
+                                    "itm": [
+                                      {
+                                        "key": "errorMessage",
+                                        "value": "kwds/kwd[2]/id: expected integer, found \"abc\""
+                                      }
+                                    ]
+                                  }
+                                ]
+                              }
+                            ]
                           }
                         ]
                       }
@@ -393,7 +418,32 @@ pub const OPENAPI_JSON: &str = r##"{
                                   "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
                                 }
                               ]
-                            }
+                            },
+                            "issues": [
+                              {
+                                "itm": [
+                                  {
+                                    "key": "code",
+                                    "value": "1003"
+                                  },
+                                  {
+                                    "key": "description",
+                                    "value": "Wrong data type"
+                                  }
+                                ],
+                                "itms": [
+                                  {
+                                    "type": "details",
+                                    "itm": [
+                                      {
+                                        "key": "errorMessage",
+                                        "value": "kwds/kwd[2]/id: expected integer, found \"abc\""
+                                      }
+                                    ]
+                                  }
+                                ]
+                              }
+                            ]
                           }
                         ]
                       }
@@ -6919,7 +6969,7 @@ pub const OPENAPI_JSON: &str = r##"{
       "ResponsesType": {
         "type": "object",
         "additionalProperties": false,
-        "description": "A `pim` envelope that holds result records in `responses`: the body of messages persist and\nof the 400 answers of transform and messages persist (D-05).\n",
+        "description": "A `pim` envelope that holds result records in `responses`: the body of messages persist and\nof the 400 answers of transform and messages persist. In a 400 answer the record is the error\nrecord of D-05 whose `description` says what is wrong and where (`kwds/kwd[2]/id: expected\ninteger, found \"abc\"`) rather than the HTTP meaning.\n",
         "xml": {
           "name": "pim",
           "namespace": "urn:core-interface:v1"

@@ -1553,7 +1553,9 @@ pub mod types {
         pub response: ::std::vec::Vec<ResponseType>,
     }
     /**A `pim` envelope that holds result records in `responses`: the body of messages persist and
-    of the 400 answers of transform and messages persist (D-05).
+    of the 400 answers of transform and messages persist. In a 400 answer the record is the error
+    record of D-05 whose `description` says what is wrong and where (`kwds/kwd[2]/id: expected
+    integer, found "abc"`) rather than the HTTP meaning.
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]

@@ -1,0 +1,214 @@
+//! JSON text into the tree, refusing what serde_json would accept silently: a key repeated in
+//! one object (serde_json keeps the last).
+
+use std::{cell::RefCell, fmt};
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::{
+    Limits,
+    error::{DecodeError, Problem},
+    path::Path,
+};
+
+/// The root property that namespaces occupy in XML; ignored in JSON input (D-07).
+pub const XMLNS: &str = "xmlns";
+
+/// Parses a JSON body into the tree; the root's `xmlns`, if any, is dropped (D-07).
+pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(DecodeError::whole(Problem::Empty));
+    }
+    if let Err(error) = std::str::from_utf8(bytes) {
+        return Err(DecodeError::whole(Problem::InvalidUtf8 {
+            offset: error.valid_up_to(),
+        }));
+    }
+    let state = State {
+        duplicate: RefCell::new(None),
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let result = TreeSeed { state: &state }
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    let mut value = result.map_err(|error| {
+        if let Some(duplicate) = state.duplicate.borrow_mut().take() {
+            return DecodeError::at(duplicate.path(), Problem::Duplicate(duplicate.key));
+        }
+        // serde_json stops at 128 levels, deeper than our limit: report it as the same problem.
+        if error.to_string().starts_with("recursion limit exceeded") {
+            return DecodeError::whole(Problem::TooDeep {
+                limit: limits.max_depth,
+            });
+        }
+        DecodeError::whole(Problem::Malformed(error.to_string()))
+    })?;
+    if let Value::Object(object) = &mut value {
+        object.shift_remove(XMLNS);
+    }
+    Ok(value)
+}
+
+/// The first repeated key found. Its path is collected while the error travels back up, so a
+/// valid body costs nothing for it.
+struct State {
+    duplicate: RefCell<Option<Duplicate>>,
+}
+
+struct Duplicate {
+    key: String,
+    /// Path segments from the innermost outwards: property names and item indexes (from 0).
+    segments: Vec<Segment>,
+}
+
+enum Segment {
+    Property(String),
+    Item(usize),
+}
+
+impl Duplicate {
+    fn path(&self) -> String {
+        let mut path = Path::new();
+        let mut pending: Option<&str> = None;
+        for segment in self.segments.iter().rev() {
+            match segment {
+                Segment::Property(name) => {
+                    if let Some(name) = pending.take() {
+                        path.push(name);
+                    }
+                    pending = Some(name);
+                }
+                Segment::Item(index) => match pending.take() {
+                    Some(name) => path.push_item(name, *index),
+                    None => path.push(&format!("[{}]", index + 1)),
+                },
+            }
+        }
+        if let Some(name) = pending {
+            path.push(name);
+        }
+        path.as_str().to_string()
+    }
+}
+
+impl State {
+    /// Adds a segment to the path of a duplicate found below it.
+    fn unwinding(&self, segment: Segment) {
+        if let Some(duplicate) = self.duplicate.borrow_mut().as_mut() {
+            duplicate.segments.push(segment);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct TreeSeed<'a> {
+    state: &'a State,
+}
+
+impl<'de> DeserializeSeed<'de> for TreeSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TreeSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_string()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut sequence: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(sequence.size_hint().unwrap_or(0).min(1024));
+        loop {
+            match sequence.next_element_seed(self) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => return Ok(Value::Array(items)),
+                Err(error) => {
+                    self.state.unwinding(Segment::Item(items.len()));
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = entries.next_key::<String>()? {
+            let value = match entries.next_value_seed(self) {
+                Ok(value) => value,
+                Err(error) => {
+                    self.state.unwinding(Segment::Property(key));
+                    return Err(error);
+                }
+            };
+            if object.contains_key(&key) {
+                let message = format!("duplicate key '{key}'");
+                *self.state.duplicate.borrow_mut() = Some(Duplicate {
+                    key,
+                    segments: Vec::new(),
+                });
+                return Err(de::Error::custom(message));
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_key_is_refused_where_it_is() {
+        let error = parse(
+            br#"{"kwds":{"kwd":[{"id":1},{"id":2,"id":3}]}}"#,
+            &Limits::default(),
+        )
+        .expect_err("refused");
+        assert_eq!(error.to_string(), "kwds/kwd[2]: 'id' occurs more than once");
+    }
+
+    #[test]
+    fn the_root_xmlns_is_dropped_and_trailing_text_refused() {
+        let value = parse(br#"{"xmlns":"urn:x","kwds":{}}"#, &Limits::default()).expect("parses");
+        assert_eq!(value, serde_json::json!({"kwds": {}}));
+        assert!(parse(br#"{} x"#, &Limits::default()).is_err());
+    }
+}

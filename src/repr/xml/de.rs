@@ -1,0 +1,437 @@
+//! A serde `Deserializer` over the node arena, driven by the tables: an element is a map of its
+//! attributes, its text property and its child elements (a repeated property is one key whose
+//! value is the sequence of its elements, wherever they stand); scalars are typed by the table.
+//!
+//! It feeds the generated types directly (no intermediate tree), and a `serde_json::Value` when
+//! the tree itself is wanted.
+
+use std::fmt;
+
+use core_api_support::{Field, Node as XmlNode, Scalar, Type};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+use super::dom::{Dom, NONE};
+use crate::repr::error::{DecodeError, Problem};
+
+/// A decoding error, with the path of the element it concerns once known.
+#[derive(Debug)]
+pub struct Error {
+    path: Option<String>,
+    problem: Problem,
+}
+
+impl Error {
+    fn at(path: String, problem: Problem) -> Error {
+        Error {
+            path: Some(path),
+            problem,
+        }
+    }
+
+    /// Sets the path if no inner element has.
+    fn within(mut self, dom: &Dom<'_>, id: u32) -> Error {
+        if self.path.is_none() {
+            self.path = Some(dom.path(id));
+        }
+        self
+    }
+}
+
+impl From<Error> for DecodeError {
+    fn from(error: Error) -> DecodeError {
+        DecodeError::at(error.path.unwrap_or_default(), error.problem)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        DecodeError::at(self.path.clone().unwrap_or_default(), self.problem.clone()).fmt(f)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(message: T) -> Error {
+        Error {
+            path: None,
+            problem: Problem::Malformed(message.to_string()),
+        }
+    }
+
+    fn missing_field(field: &'static str) -> Error {
+        Error {
+            path: None,
+            problem: Problem::Missing(field.to_string()),
+        }
+    }
+
+    fn unknown_field(field: &str, _expected: &'static [&'static str]) -> Error {
+        Error {
+            path: None,
+            problem: Problem::Unknown {
+                what: "property",
+                name: field.to_string(),
+            },
+        }
+    }
+
+    fn duplicate_field(field: &'static str) -> Error {
+        Error {
+            path: None,
+            problem: Problem::Duplicate(field.to_string()),
+        }
+    }
+}
+
+/// Deserializes the element `id`.
+#[derive(Clone, Copy)]
+pub struct Element<'d, 'a> {
+    pub dom: &'d Dom<'a>,
+    pub id: u32,
+}
+
+impl<'de> de::Deserializer<'de> for Element<'_, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let node = &self.dom.nodes[self.id as usize];
+        if node.schema.is_none() {
+            let scalar = match self.dom.field_of(self.id).map(|field| field.ty) {
+                Some(Type::Scalar(scalar)) => scalar,
+                _ => Scalar::String,
+            };
+            return Text {
+                text: &node.text,
+                scalar,
+                dom: self.dom,
+                id: self.id,
+                attribute: None,
+            }
+            .deserialize_any(visitor);
+        }
+        visitor
+            .visit_map(Properties::new(self.dom, self.id))
+            .map_err(|error| error.within(self.dom, self.id))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let node = &self.dom.nodes[self.id as usize];
+        Text {
+            text: &node.text,
+            scalar: Scalar::String,
+            dom: self.dom,
+            id: self.id,
+            attribute: None,
+        }
+        .deserialize_enum(name, variants, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// The text of an attribute, a text property or a scalar element, typed by its table.
+struct Text<'t, 'd, 'a> {
+    text: &'t str,
+    scalar: Scalar,
+    dom: &'d Dom<'a>,
+    id: u32,
+    attribute: Option<&'static str>,
+}
+
+impl Text<'_, '_, '_> {
+    fn wrong(&self, expected: &'static str) -> Error {
+        let mut path = self.dom.path(self.id);
+        if let Some(attribute) = self.attribute {
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(attribute);
+        }
+        Error::at(
+            path,
+            Problem::WrongType {
+                expected,
+                found: format!("{:?}", self.text),
+            },
+        )
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Text<'_, '_, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.scalar {
+            Scalar::String => visitor.visit_str(self.text),
+            Scalar::Integer => match self.text.trim().parse::<i64>() {
+                Ok(number) => visitor.visit_i64(number),
+                Err(_) => Err(self.wrong("integer")),
+            },
+            Scalar::Number => match self.text.trim().parse::<f64>() {
+                Ok(number) if number.is_finite() => visitor.visit_f64(number),
+                _ => Err(self.wrong("number")),
+            },
+            Scalar::Boolean => match self.text.trim() {
+                "true" => visitor.visit_bool(true),
+                "false" => visitor.visit_bool(false),
+                _ => Err(self.wrong("boolean")),
+            },
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let variant: de::value::StrDeserializer<'_, Error> = self.text.into_deserializer();
+        visitor
+            .visit_enum(variant)
+            .map_err(|error| error.within(self.dom, self.id))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// What the next value of the map is.
+enum Pending {
+    Nothing,
+    Attribute(u32),
+    Text,
+    Element(u32),
+    Sequence { field: u16, first: u32 },
+    Empty,
+}
+
+/// The properties of one element, as a map.
+struct Properties<'d, 'a> {
+    dom: &'d Dom<'a>,
+    id: u32,
+    fields: &'static [Field],
+    next_attribute: u32,
+    text_done: bool,
+    next_child: u32,
+    yielded: u64,
+    next_required: usize,
+    pending: Pending,
+}
+
+impl<'d, 'a> Properties<'d, 'a> {
+    fn new(dom: &'d Dom<'a>, id: u32) -> Properties<'d, 'a> {
+        let node = &dom.nodes[id as usize];
+        Properties {
+            dom,
+            id,
+            fields: node.fields,
+            next_attribute: node.attributes.0,
+            text_done: false,
+            next_child: node.first_child,
+            yielded: 0,
+            next_required: 0,
+            pending: Pending::Nothing,
+        }
+    }
+
+    fn key<'de, K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+        index: usize,
+        pending: Pending,
+    ) -> Result<Option<K::Value>, Error> {
+        self.yielded |= 1 << index;
+        self.pending = pending;
+        seed.deserialize(self.fields[index].name.into_deserializer())
+            .map(Some)
+    }
+}
+
+impl<'de> MapAccess<'de> for Properties<'_, '_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        let node = &self.dom.nodes[self.id as usize];
+        if self.next_attribute < node.attributes.1 {
+            let at = self.next_attribute;
+            self.next_attribute += 1;
+            let index = self.dom.attributes[at as usize].field as usize;
+            return self.key(seed, index, Pending::Attribute(at));
+        }
+        if !self.text_done {
+            self.text_done = true;
+            if let Some(index) = self
+                .fields
+                .iter()
+                .position(|field| field.node == XmlNode::Text)
+            {
+                return self.key(seed, index, Pending::Text);
+            }
+        }
+        while self.next_child != NONE {
+            let child = self.next_child;
+            self.next_child = self.dom.nodes[child as usize].next_sibling;
+            let index = self.dom.nodes[child as usize].field as usize;
+            if self.yielded & (1 << index) != 0 {
+                continue;
+            }
+            let pending = if self.fields[index].repeated {
+                Pending::Sequence {
+                    field: index as u16,
+                    first: child,
+                }
+            } else {
+                Pending::Element(child)
+            };
+            return self.key(seed, index, pending);
+        }
+        // A required array with no element is an empty array.
+        while self.next_required < self.fields.len() {
+            let index = self.next_required;
+            self.next_required += 1;
+            let field = &self.fields[index];
+            if field.required && field.repeated && self.yielded & (1 << index) == 0 {
+                return self.key(seed, index, Pending::Empty);
+            }
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let node = &self.dom.nodes[self.id as usize];
+        match std::mem::replace(&mut self.pending, Pending::Nothing) {
+            Pending::Attribute(at) => {
+                let attribute = &self.dom.attributes[at as usize];
+                let field = &self.fields[attribute.field as usize];
+                seed.deserialize(Text {
+                    text: &attribute.value,
+                    scalar: scalar_of(field),
+                    dom: self.dom,
+                    id: self.id,
+                    attribute: Some(field.xml_name),
+                })
+            }
+            Pending::Text => {
+                let field = self.fields.iter().find(|field| field.node == XmlNode::Text);
+                let scalar = field.map_or(Scalar::String, scalar_of);
+                seed.deserialize(Text {
+                    text: &node.text,
+                    scalar,
+                    dom: self.dom,
+                    id: self.id,
+                    attribute: None,
+                })
+            }
+            Pending::Element(child) => seed.deserialize(Element {
+                dom: self.dom,
+                id: child,
+            }),
+            Pending::Sequence { field, first } => seed.deserialize(Sequence {
+                dom: self.dom,
+                field,
+                next: first,
+                empty: false,
+            }),
+            Pending::Empty => seed.deserialize(Sequence {
+                dom: self.dom,
+                field: 0,
+                next: NONE,
+                empty: true,
+            }),
+            Pending::Nothing => Err(de::Error::custom("a value without a key")),
+        }
+    }
+}
+
+fn scalar_of(field: &Field) -> Scalar {
+    match field.ty {
+        Type::Scalar(scalar) => scalar,
+        Type::Object(_) => Scalar::String,
+    }
+}
+
+/// The elements of one repeated property, as a sequence.
+#[derive(Clone, Copy)]
+struct Sequence<'d, 'a> {
+    dom: &'d Dom<'a>,
+    field: u16,
+    next: u32,
+    empty: bool,
+}
+
+impl<'de> de::Deserializer<'de> for Sequence<'_, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_seq(self)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de> SeqAccess<'de> for Sequence<'_, '_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if self.empty {
+            return Ok(None);
+        }
+        while self.next != NONE {
+            let id = self.next;
+            let node = &self.dom.nodes[id as usize];
+            self.next = node.next_sibling;
+            if node.field == self.field {
+                return seed.deserialize(Element { dom: self.dom, id }).map(Some);
+            }
+        }
+        Ok(None)
+    }
+}
