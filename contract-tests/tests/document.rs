@@ -369,13 +369,14 @@ fn examples_of_one_name_show_one_tree_in_every_representation() {
             continue;
         };
         let schema = table(schema_name);
-        let tree = codec
+        let mut tree = codec
             .decode(example.representation(), &example.bytes(), schema)
-            .expect(&example.label());
+            .unwrap_or_else(|error| panic!("{}: {error}", example.label()));
+        tree::normalize(&mut tree, schema);
         groups
             .entry((example.place.clone(), example.name.clone()))
             .or_default()
-            .push((example.media.clone(), tree::normalize(tree, schema)));
+            .push((example.media.clone(), tree));
     }
     let mut compared = 0;
     for ((place, name), trees) in groups {

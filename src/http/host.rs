@@ -83,15 +83,13 @@ impl Host for Service {
         crate::repr::typed(value).map_err(ApiError::Invalid)
     }
 
-    fn respond<T>(&self, context: &Context, value: &T) -> Result<Response, ApiError>
+    fn respond<T>(&self, context: &Context, value: T) -> Result<Response, ApiError>
     where
         T: Serialize + Described,
     {
-        let tree =
-            serde_json::to_value(value).map_err(|error| ApiError::Internal(error.to_string()))?;
         let bytes = self
             .codec
-            .encode(context.response.representation, tree, T::SCHEMA)?;
+            .encode_typed(context.response.representation, value, T::SCHEMA)?;
         Ok(Response::builder()
             .content_type(context.response.name)
             .body(bytes))

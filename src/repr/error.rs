@@ -69,6 +69,9 @@ pub enum Problem {
     Missing(String),
     /// Not exactly one of these properties is given.
     ExactlyOneOf(Vec<&'static str>),
+    /// A character XML 1.0 cannot carry (a control character), which no representation may hold
+    /// since every message can be answered in XML.
+    ForbiddenCharacter(char),
 }
 
 /// The class of a problem, which decides the issue code of the error body (D-06).
@@ -148,6 +151,11 @@ impl fmt::Display for DecodeError {
             Problem::ExactlyOneOf(names) => {
                 write!(f, "exactly one of {} must be given", names.join(", "))
             }
+            Problem::ForbiddenCharacter(ch) => write!(
+                f,
+                "the character U+{:04X} is not allowed (XML 1.0 cannot carry it)",
+                *ch as u32
+            ),
         }
     }
 }

@@ -92,14 +92,30 @@ impl Codec {
         }
     }
 
+    /// Encodes a typed answer; the value is given up as soon as its tree exists, so only the tree
+    /// is held while encoding.
+    pub fn encode_typed<T: serde::Serialize>(
+        &self,
+        representation: Representation,
+        value: T,
+        schema: &'static Schema,
+    ) -> Result<Vec<u8>, EncodeError> {
+        let tree = serde_json::to_value(&value).map_err(|error| EncodeError {
+            path: String::new(),
+            reason: error.to_string(),
+        })?;
+        drop(value);
+        self.encode(representation, tree, schema)
+    }
+
     /// Encodes a default-JSON tree of `schema` (as the server produced it) in a representation.
     pub fn encode(
         &self,
         representation: Representation,
-        value: Value,
+        mut value: Value,
         schema: &'static Schema,
     ) -> Result<Vec<u8>, EncodeError> {
-        let value = tree::normalize(value, schema);
+        tree::normalize(&mut value, schema);
         match representation {
             Representation::Xml => {
                 xml::write(&value, schema, &self.namespace).map(String::into_bytes)

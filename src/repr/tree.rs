@@ -2,11 +2,12 @@
 //! default-JSON form, checked against the schema tables.
 
 use core_api_support::{Compact, DefaultValue, Field, Kind, Scalar, Schema, Type};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use super::{
     error::{DecodeError, Problem},
     path::Path,
+    xml::is_xml_char,
 };
 
 /// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
@@ -133,6 +134,11 @@ impl Walk {
 }
 
 fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeError> {
+    if let Some(text) = value.as_str()
+        && let Some(ch) = text.chars().find(|ch| !is_xml_char(*ch))
+    {
+        return Err(DecodeError::at(path, Problem::ForbiddenCharacter(ch)));
+    }
     let fits = match scalar {
         Scalar::String => value.is_string(),
         Scalar::Integer => {
@@ -170,46 +176,55 @@ pub fn wrong_type(path: &str, expected: &'static str, found: &Value) -> DecodeEr
     DecodeError::at(path, Problem::WrongType { expected, found })
 }
 
-/// Prepares a tree the server produced for output in any representation: properties in document
-/// order, collections always carrying their array (possibly empty), and properties equal to
-/// their documented default left out (D-07).
-pub fn normalize(value: Value, schema: &'static Schema) -> Value {
+/// Prepares a tree the server produced for output in any representation, in place: properties in
+/// document order, collections always carrying their array (possibly empty), and properties equal
+/// to their documented default left out (D-07). Keys and values are moved, never copied.
+pub fn normalize(value: &mut Value, schema: &'static Schema) {
     let schema = schema.resolve();
     let Kind::Object(fields) = schema.kind else {
-        return value;
+        return;
     };
-    let Value::Object(mut object) = value else {
-        return value;
-    };
-    let mut out = Map::with_capacity(object.len() + 1);
+    let Value::Object(object) = value else { return };
     for field in fields {
-        let item = match object.remove(field.name) {
-            Some(item) => item,
-            None if collection_items(schema) == Some(field.name) => Value::Array(Vec::new()),
-            None => continue,
-        };
-        if field
-            .default
-            .is_some_and(|default| equals_default(&item, default))
+        if let Some(default) = field.default
+            && object
+                .get(field.name)
+                .is_some_and(|item| equals_default(item, default))
         {
-            continue;
+            object.shift_remove(field.name);
         }
-        let item = match (field.ty, item) {
-            (Type::Object(child), Value::Array(items)) if field.repeated => Value::Array(
-                items
-                    .into_iter()
-                    .map(|item| normalize(item, child))
-                    .collect(),
-            ),
-            (Type::Object(child), item) => normalize(item, child),
-            (_, item) => item,
-        };
-        out.insert(field.name.to_string(), item);
     }
-    // Anything the tables do not know stays, after the known properties (the check that follows
-    // encoding reports it).
-    out.extend(object);
-    Value::Object(out)
+    if let Some(items) = collection_items(schema)
+        && !object.contains_key(items)
+    {
+        object.insert(items.to_string(), Value::Array(Vec::new()));
+    }
+    for (key, item) in object.iter_mut() {
+        let Some(field) = fields.iter().find(|field| field.name == key.as_str()) else {
+            continue;
+        };
+        if let Type::Object(child) = field.ty {
+            match item {
+                Value::Array(items) if field.repeated => {
+                    items.iter_mut().for_each(|item| normalize(item, child))
+                }
+                item => normalize(item, child),
+            }
+        }
+    }
+    // Properties in table order; anything the tables do not know stays last (encoding reports it).
+    let position = |key: &str| {
+        fields
+            .iter()
+            .position(|field| field.name == key)
+            .unwrap_or(usize::MAX)
+    };
+    let ordered = object.keys().map(|key| position(key)).is_sorted();
+    if !ordered {
+        let mut entries: Vec<(String, Value)> = std::mem::take(object).into_iter().collect();
+        entries.sort_by_key(|(key, _)| position(key));
+        object.extend(entries);
+    }
 }
 
 /// The repeated property of a collection schema (`x-compact: entries`).

@@ -2,10 +2,12 @@
 //!
 //! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
 //! * [`document`] loads the document in the two forms the generators need.
+//! * [`fuzz`] seeds the fuzz corpora with the document's examples.
 //! * [`validate`] runs `openapi-spec-validator` from a private Python environment.
 
 pub mod codegen;
 pub mod document;
+pub mod fuzz;
 pub mod validate;
 
 use std::path::{Path, PathBuf};

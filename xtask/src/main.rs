@@ -10,7 +10,8 @@ const USAGE: &str = "usage: cargo xtask <chore>
 chores:
   codegen            regenerate generated/ from openapi/core-v1.yaml
   codegen --check    fail if generated/ differs from what the document produces
-  validate           check the document with openapi-spec-validator (installed under target/)";
+  validate           check the document with openapi-spec-validator (installed under target/)
+  fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -48,6 +49,12 @@ fn run(args: Vec<String>) -> Result<()> {
             Ok(())
         }
         ["validate"] => validate::run(&root),
+        ["fuzz-seeds"] => {
+            let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
+            let written = xtask::fuzz::seed(&root, &xtask::document::Document::parse(&yaml)?)?;
+            eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
+            Ok(())
+        }
         _ => bail!("{USAGE}"),
     }
 }

@@ -69,8 +69,9 @@ pub trait Host: Send + Sync + 'static {
     where
         T: DeserializeOwned + Described;
 
-    /// Encodes a success answer in the negotiated representation.
-    fn respond<T>(&self, context: &Self::Context, value: &T) -> Result<Response, Self::Error>
+    /// Encodes a success answer in the negotiated representation; takes the answer so that it
+    /// can be dropped as soon as it is encoded.
+    fn respond<T>(&self, context: &Self::Context, value: T) -> Result<Response, Self::Error>
     where
         T: Serialize + Described;
 

@@ -57,6 +57,12 @@ pub struct Field {
     pub required: bool,
     /// The documented `default`, if any.
     pub default: Option<DefaultValue>,
+    /// The allowed values (`enum`), empty when any value of the type is allowed.
+    pub allowed: &'static [&'static str],
+    /// The `pattern` a string must match, if any.
+    pub pattern: Option<&'static str>,
+    /// The `format` (`int32`, `int64`, …), if any.
+    pub format: Option<&'static str>,
 }
 
 /// Where a property's value lives in XML.

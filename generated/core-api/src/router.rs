@@ -133,7 +133,7 @@ fn transform<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Response> 
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::ServiceType>(&context, body).await?;
                 let output = service.transform(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -152,7 +152,7 @@ fn locales_retrieve<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Res
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::LocaleRequest>(&context, body).await?;
                 let output = service.locales_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -173,7 +173,7 @@ fn keywords_retrieve<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Re
                     .body::<types::KeywordRequest>(&context, body)
                     .await?;
                 let output = service.keywords_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -192,7 +192,7 @@ fn keywords_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Res
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.keywords_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -211,7 +211,7 @@ fn glossary_entries_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Outp
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.glossary_entries_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -230,7 +230,7 @@ fn glossary_entries_perform<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Outp
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::ServiceType>(&context, body).await?;
                 let output = service.glossary_entries_perform(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -251,7 +251,7 @@ fn components_retrieve<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = 
                     .optional_body::<types::ComponentsRequest>(&context, body)
                     .await?;
                 let output = service.components_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -272,7 +272,7 @@ fn messages_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Res
                     .body::<types::MessagesPersistRequest>(&context, body)
                     .await?;
                 let output = service.messages_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -291,7 +291,7 @@ fn links_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.links_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -312,7 +312,7 @@ fn channels_query<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output = Response>
                     .body::<types::ChannelQueryDto>(&context, body)
                     .await?;
                 let output = service.channels_query(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -333,7 +333,7 @@ fn channels_retrieve<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                     .body::<types::ChannelRequestDto>(&context, body)
                     .await?;
                 let output = service.channels_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -352,7 +352,7 @@ fn channels_persist<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.channels_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -373,7 +373,7 @@ fn retrieve_channel_briefings<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output
                     .body::<types::BriefingRequest>(&context, body)
                     .await?;
                 let output = service.retrieve_channel_briefings(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -391,7 +391,7 @@ fn get_classes<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Response> {
             let result = async {
                 let context = service.begin(operation, &request).await?;
                 let output = service.get_classes(&context).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -412,7 +412,7 @@ fn classes_retrieve<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                     .optional_body::<types::ClassificationRequest>(&context, body)
                     .await?;
                 let output = service.classes_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -431,7 +431,7 @@ fn classes_persist<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.classes_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -450,7 +450,7 @@ fn classes_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.classes_perform(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -471,7 +471,7 @@ fn attributes_retrieve<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Res
                     .body::<types::AttributesRetrieveRequest>(&context, body)
                     .await?;
                 let output = service.attributes_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -492,7 +492,7 @@ fn attributes_query<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                     .body::<types::AttributesQueryRequest>(&context, body)
                     .await?;
                 let output = service.attributes_query(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -511,7 +511,7 @@ fn attributes_persist<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.attributes_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -530,7 +530,7 @@ fn attributes_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.attributes_perform(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -551,7 +551,7 @@ fn attribute_definitions_query<S: PimApi>(service: Arc<S>) -> impl Endpoint<Outp
                     .body::<types::AttributeDefinitionsQuery>(&context, body)
                     .await?;
                 let output = service.attribute_definitions_query(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -572,7 +572,7 @@ fn attribute_definitions_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Ou
                 let output = service
                     .attribute_definitions_perform(&context, input)
                     .await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -591,7 +591,7 @@ fn peos_retrieve<S: PeoApi>(service: Arc<S>) -> impl Endpoint<Output = Response>
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PeoRequest>(&context, body).await?;
                 let output = service.peos_retrieve(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -610,7 +610,7 @@ fn peos_query<S: PeoApi>(service: Arc<S>) -> impl Endpoint<Output = Response> {
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PeoQuery>(&context, body).await?;
                 let output = service.peos_query(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))
@@ -629,7 +629,7 @@ fn peos_links_persist<S: PeoApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
                 let context = service.begin(operation, &request).await?;
                 let input = service.body::<types::PimType>(&context, body).await?;
                 let output = service.peos_links_persist(&context, input).await?;
-                service.respond(&context, &output)
+                service.respond(&context, output)
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))

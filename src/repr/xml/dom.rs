@@ -146,7 +146,8 @@ pub fn read<'a>(
             Event::GeneralRef(reference) => {
                 let resolved = if reference.is_char_ref() {
                     match reference.resolve_char_ref() {
-                        Ok(Some(ch)) => ch.to_string(),
+                        Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => ch.to_string(),
+                        Ok(Some(ch)) => return Err(builder.error(Problem::ForbiddenCharacter(ch))),
                         _ => {
                             return Err(
                                 builder.error(Problem::UnknownEntity(reference.to_string()))

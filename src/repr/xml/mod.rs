@@ -33,6 +33,9 @@ pub fn read<T: DeserializeOwned>(
         })
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(ch) = text.chars().find(|ch| !is_xml_char(*ch)) {
+        return Err(DecodeError::whole(Problem::ForbiddenCharacter(ch)));
+    }
     if text.trim().is_empty() {
         return Err(DecodeError::whole(Problem::Empty));
     }

@@ -257,7 +257,7 @@ pub fn router(operations: &[Operation]) -> Result<TokenStream> {
             quote!(service.#handler(&context).await?)
         };
         let respond = if operation.response.schema.is_some() {
-            quote!(service.respond(&context, &output))
+            quote!(service.respond(&context, output))
         } else {
             quote!(service.respond_binary(&context, output))
         };

@@ -206,6 +206,20 @@ fn field(
         .filter(|_| schema_ref_name(item).is_none() || repeated)
         .and_then(Value::as_str)
         .unwrap_or(property);
+    // Value constraints come from the item schema, or from the named scalar it refers to.
+    let constraint_source = match schema_ref_name(item) {
+        Some(target) => document.schema(target)?,
+        None => item,
+    };
+    let allowed = match constraint_source.get("enum") {
+        Some(values) => strings(values).context("enum")?,
+        None => Vec::new(),
+    };
+    let optional_text = |key: &str| match constraint_source.get(key).and_then(Value::as_str) {
+        Some(text) => quote!(Some(#text)),
+        None => quote!(None),
+    };
+    let (pattern, format) = (optional_text("pattern"), optional_text("format"));
     let default = match definition.get("default") {
         None => quote!(None),
         Some(Value::Bool(value)) => quote!(Some(DefaultValue::Boolean(#value))),
@@ -230,6 +244,9 @@ fn field(
                 repeated: #repeated,
                 required: #required,
                 default: #default,
+                allowed: &[#(#allowed),*],
+                pattern: #pattern,
+                format: #format,
             }
         },
     })

@@ -1,0 +1,351 @@
+//! The mapping rules of the specification ("Message envelope"), one named test each, and a
+//! property test: messages generated from the schema tables survive every path through the three
+//! representations unchanged.
+
+use contract_tests::table;
+use core_api::{document::XML_NAMESPACE_DEFAULT, tables, types};
+use core_api_support::{
+    Compact as CompactForm, Field, Kind, Representation,
+    Representation::{Compact, Json, Xml},
+    Scalar, Schema, Type,
+};
+use core_server::repr::{Codec, Limits};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+fn codec() -> Codec {
+    Codec::new(XML_NAMESPACE_DEFAULT, Limits::default())
+}
+
+/// Decodes a message given in one representation and writes it in another.
+fn convert(from: Representation, text: &str, to: Representation) -> String {
+    let codec = codec();
+    let tree = codec
+        .decode(from, text.as_bytes(), &tables::PIM_TYPE)
+        .expect("decodes");
+    String::from_utf8(codec.encode(to, tree, &tables::PIM_TYPE).expect("encodes")).expect("UTF-8")
+}
+
+fn to_json(from: Representation, text: &str, to: Representation) -> Value {
+    serde_json::from_str(&convert(from, text, to)).expect("JSON")
+}
+
+const NS: &str = r#"xmlns="urn:core-interface:v1""#;
+
+// ---------------------------------------------------------------- XML
+
+#[test]
+fn xml_root_is_pim_in_the_configured_namespace_with_schema_version() {
+    let xml = convert(Json, r#"{"schemaVersion":"5.6.0","kwds":{"kwd":[]}}"#, Xml);
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+    assert!(
+        xml.contains(&format!(r#"<pim {NS} schemaVersion="5.6.0">"#)),
+        "{xml}"
+    );
+}
+
+#[test]
+fn xml_attributes_and_child_elements_follow_the_document() {
+    let json = r#"{"projects":{"project":[{"name":"N","tid":"a","id":5,"orderSequence":2}]}}"#;
+    let xml = convert(Json, json, Xml);
+    assert!(
+        xml.contains(r#"<project id="5" tid="a" orderSequence="2">"#),
+        "{xml}"
+    );
+    assert!(xml.contains("<name>N</name>"), "{xml}");
+}
+
+#[test]
+fn xml_collections_hold_repeated_children() {
+    let xml = convert(
+        Json,
+        r#"{"kwds":{"kwd":[{"id":1},{"id":2}]},"locales":{"locale":[]}}"#,
+        Xml,
+    );
+    assert!(
+        xml.contains("<kwds>\n    <kwd id=\"1\"/>\n    <kwd id=\"2\"/>\n  </kwds>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<locales/>"),
+        "an empty collection is written as an empty element: {xml}"
+    );
+}
+
+#[test]
+fn xml_meta_itm_carries_key_pos_loc_and_text() {
+    let json = r#"{"meta":{"itm":[{"key":"sourceEnv","value":"ci"},{"key":"k","pos":1,"loc":"de_DE","value":"x"}]}}"#;
+    let xml = convert(Json, json, Xml);
+    assert!(xml.contains(r#"<itm key="sourceEnv">ci</itm>"#), "{xml}");
+    assert!(
+        xml.contains(r#"<itm key="k" pos="1" loc="de_DE">x</itm>"#),
+        "{xml}"
+    );
+}
+
+// ---------------------------------------------------------------- default JSON
+
+#[test]
+fn json_attributes_become_properties_typed_by_the_schema() {
+    let json = to_json(
+        Xml,
+        &format!(r#"<pim {NS}><kwds><kwd id="5" path="/A"/></kwds></pim>"#),
+        Json,
+    );
+    assert_eq!(json["kwds"]["kwd"][0], json!({"id": 5, "path": "/A"}));
+}
+
+#[test]
+fn json_repeated_children_become_arrays_under_the_child_name() {
+    let xml =
+        format!(r#"<pim {NS}><projects><project tid="a"/><project tid="b"/></projects></pim>"#);
+    assert_eq!(
+        to_json(Xml, &xml, Json)["projects"],
+        json!({"project": [{"tid": "a"}, {"tid": "b"}]})
+    );
+    let one = format!(r#"<pim {NS}><kwds><kwd id="5"/></kwds></pim>"#);
+    assert_eq!(
+        to_json(Xml, &one, Json)["kwds"],
+        json!({"kwd": [{"id": 5}]}),
+        "one occurrence is still an array"
+    );
+    let vals = format!(
+        r#"<pim {NS}><projects><project><vals><val attr="A"><itm>1</itm></val><val attr="B"><itm>2</itm></val></vals></project></projects></pim>"#
+    );
+    assert_eq!(
+        to_json(Xml, &vals, Json)["projects"]["project"][0]["vals"]["val"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+}
+
+#[test]
+fn json_meta_holds_itm_with_key_and_value() {
+    let xml = format!(r#"<pim {NS}><meta><itm key="messageType">request</itm></meta></pim>"#);
+    assert_eq!(
+        to_json(Xml, &xml, Json)["meta"],
+        json!({"itm": [{"key": "messageType", "value": "request"}]})
+    );
+}
+
+#[test]
+fn json_itm_with_text_becomes_value_with_pos_and_loc_only_when_present() {
+    let xml = format!(
+        r#"<pim {NS}><projects><project><vals><val attr="Claim"><itm loc="de_DE">Hallo</itm><itm pos="0">S</itm></val></vals></project></projects></pim>"#
+    );
+    let val = &to_json(Xml, &xml, Json)["projects"]["project"][0]["vals"]["val"][0];
+    assert_eq!(
+        val["itm"],
+        json!([{"loc": "de_DE", "value": "Hallo"}, {"pos": 0, "value": "S"}])
+    );
+}
+
+#[test]
+fn json_root_is_not_wrapped_and_xmlns_is_not_written() {
+    let json = to_json(Xml, &format!(r#"<pim {NS} schemaVersion="5.6.0"/>"#), Json);
+    assert_eq!(json, json!({"schemaVersion": "5.6.0"}));
+}
+
+// ---------------------------------------------------------------- compact JSON
+
+#[test]
+fn compact_meta_becomes_a_plain_object() {
+    let json = r#"{"meta":{"itm":[{"key":"messageType","value":"request"},{"key":"sourceEnv","value":"ci"}]}}"#;
+    assert_eq!(
+        to_json(Json, json, Compact)["meta"],
+        json!({"messageType": "request", "sourceEnv": "ci"})
+    );
+}
+
+#[test]
+fn compact_collections_become_entries_with_their_attributes_beside() {
+    let json = r#"{"kwds":{"kwd":[{"id":1},{"id":2}]},"locales":{"mode":"delta","locale":[{"tid":"de_DE"}]}}"#;
+    let compact = to_json(Json, json, Compact);
+    assert_eq!(compact["kwds"], json!({"entries": [{"id": 1}, {"id": 2}]}));
+    assert_eq!(
+        compact["locales"],
+        json!({"mode": "delta", "entries": [{"tid": "de_DE"}]})
+    );
+}
+
+#[test]
+fn compact_single_val_becomes_attr_and_value() {
+    let json =
+        r#"{"projects":{"project":[{"vals":{"val":[{"attr":"Comment","itm":[{"value":"x"}]}]}}]}}"#;
+    let compact = to_json(Json, json, Compact);
+    assert_eq!(
+        compact["projects"]["entries"][0]["vals"]["entries"][0],
+        json!({"attr": "Comment", "value": "x"})
+    );
+}
+
+#[test]
+fn compact_multiple_val_becomes_attr_type_and_value_list() {
+    let json = r#"{"projects":{"project":[{"vals":{"val":[{"attr":"Target_Sizes","type":"multiple","itm":[{"value":"S","pos":0},{"value":"M","pos":1}]}]}}]}}"#;
+    let compact = to_json(Json, json, Compact);
+    assert_eq!(
+        compact["projects"]["entries"][0]["vals"]["entries"][0],
+        json!({"attr": "Target_Sizes", "type": "multiple", "value": [{"value": "S", "pos": 0}, {"value": "M", "pos": 1}]})
+    );
+}
+
+#[test]
+fn compact_schema_version_stays_a_top_level_property() {
+    assert_eq!(
+        to_json(Json, r#"{"schemaVersion":"5.6.0"}"#, Compact),
+        json!({"schemaVersion": "5.6.0"})
+    );
+}
+
+// ---------------------------------------------------------------- types survive
+
+#[test]
+fn integers_booleans_absence_empty_collections_and_empty_strings_survive() {
+    let message = r#"{
+        "kwds": {"kwd": []},
+        "projects": {"project": [{"id": 7, "orderSequence": 0, "name": "",
+            "peos": {"peo": [{"tid": "p", "default": false, "nodes": {"node": [""]}}]}}]},
+        "meta": {"itm": [{"key": "k", "value": ""}]}
+    }"#;
+    let original: Value = serde_json::from_str(message).expect("JSON");
+    for via in [Xml, Compact] {
+        let there = convert(Json, message, via);
+        let back = to_json(via, &there, Json);
+        assert_eq!(back, original, "through {via:?}: {there}");
+    }
+    let back = to_json(Json, message, Json);
+    assert_eq!(
+        back["projects"]["project"][0]["id"],
+        json!(7),
+        "an integer stays an integer"
+    );
+    assert_eq!(
+        back["projects"]["project"][0]["peos"]["peo"][0]["default"],
+        json!(false),
+        "a boolean stays a boolean"
+    );
+    assert!(
+        back["projects"]["project"][0].get("tid").is_none(),
+        "absent stays absent"
+    );
+}
+
+// ---------------------------------------------------------------- property test
+
+/// Values of a scalar property.
+fn scalar(field: &Field, scalar: Scalar) -> BoxedStrategy<Value> {
+    if !field.allowed.is_empty() {
+        let allowed: Vec<Value> = field.allowed.iter().map(|value| json!(value)).collect();
+        return proptest::sample::select(allowed).boxed();
+    }
+    match scalar {
+        Scalar::String => match field.pattern {
+            Some(pattern) => proptest::string::string_regex(
+                pattern.trim_start_matches('^').trim_end_matches('$'),
+            )
+            .expect("the pattern is a regular expression")
+            .prop_map(Value::String)
+            .boxed(),
+            // XML-legal text with the characters that need escaping, whitespace and non-ASCII.
+            None => "[a-z0-9 <>&\"'\t\n\r/é€😀]{0,8}"
+                .prop_map(Value::String)
+                .boxed(),
+        },
+        Scalar::Integer if field.format == Some("int32") => {
+            any::<i32>().prop_map(|n| json!(n)).boxed()
+        }
+        Scalar::Integer => any::<i64>().prop_map(|n| json!(n)).boxed(),
+        Scalar::Number => (-1e9f64..1e9).prop_map(|n| json!(n)).boxed(),
+        Scalar::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+    }
+}
+
+/// One value of a property (of each item, for an array).
+fn value(field: &'static Field, depth: u32) -> BoxedStrategy<Value> {
+    match field.ty {
+        Type::Scalar(kind) => scalar(field, kind),
+        Type::Object(schema) => tree(schema, depth - 1),
+    }
+}
+
+/// Trees of a schema, nesting at most `depth` objects.
+fn tree(schema: &'static Schema, depth: u32) -> BoxedStrategy<Value> {
+    let schema = schema.resolve();
+    let Kind::Object(fields) = schema.kind else {
+        return Just(json!({})).boxed();
+    };
+    let map_key = match schema.compact {
+        CompactForm::Map { key, .. } => Some(key),
+        _ => None,
+    };
+    let mut parts: Vec<BoxedStrategy<Option<(String, Value)>>> = Vec::new();
+    for field in fields {
+        let deeper = matches!(field.ty, Type::Object(_));
+        if deeper && depth == 0 {
+            if field.required && !field.repeated {
+                // A required object cannot be left out: this schema is too deep to generate.
+                return Just(Value::Null).boxed();
+            }
+            continue;
+        }
+        let name = field.name.to_string();
+        let strategy: BoxedStrategy<Value> = if field.repeated {
+            proptest::collection::vec(value(field, depth), 0..3)
+                .prop_map(Value::Array)
+                .boxed()
+        } else {
+            value(field, depth)
+        };
+        let strategy = strategy.prop_map(move |value| Some((name.clone(), value)));
+        parts.push(if field.required {
+            strategy.boxed()
+        } else {
+            prop_oneof![Just(None), strategy].boxed()
+        });
+    }
+    parts
+        .prop_map(move |entries| {
+            let mut object: Map<String, Value> = entries.into_iter().flatten().collect();
+            // Map-form items (meta) get distinct keys: a repeated key is kept, but grouped (D-08).
+            if let Some(key) = map_key
+                && let Some(Value::Array(items)) = object.values_mut().next()
+            {
+                for (index, item) in items.iter_mut().enumerate() {
+                    item[key] = json!(format!("k{index}"));
+                }
+            }
+            Value::Object(object)
+        })
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Every path through the representations is the identity on the typed value.
+    #[test]
+    fn every_representation_path_is_the_identity(generated in tree(&tables::PIM_TYPE, 5)) {
+        let Ok(message) = serde_json::from_value::<types::PimType>(generated.clone()) else {
+            return Err(TestCaseError::reject("not a valid message"));
+        };
+        let codec = codec();
+        let schema = table("PimType");
+        for representation in [Xml, Json, Compact] {
+            let bytes = codec.encode_typed(representation, message.clone(), schema).expect("encodes");
+            let back: types::PimType = codec.decode_typed(representation, &bytes, schema).map_err(|error| {
+                TestCaseError::fail(format!("{representation:?}: {error}\n{}", String::from_utf8_lossy(&bytes)))
+            })?;
+            prop_assert_eq!(&back, &message, "through {:?}", representation);
+        }
+        // XML → JSON → compact → XML, and back the other way.
+        for path in [[Xml, Json, Compact, Xml], [Compact, Json, Xml, Compact]] {
+            let mut current = message.clone();
+            for step in path {
+                let bytes = codec.encode_typed(step, current, schema).expect("encodes");
+                current = codec.decode_typed(step, &bytes, schema).expect("decodes");
+            }
+            prop_assert_eq!(&current, &message, "along {:?}", path);
+        }
+    }
+}

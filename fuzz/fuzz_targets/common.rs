@@ -1,0 +1,22 @@
+//! What every decoder target checks: the decoder never panics, and a message it accepts encodes
+//! in all three representations and decodes back to the same typed value.
+
+use core_api::{document::XML_NAMESPACE_DEFAULT, tables, types::PimType};
+use core_api_support::Representation;
+use core_server::repr::{Codec, Limits};
+
+pub fn check(representation: Representation, data: &[u8]) {
+    let codec = Codec::new(XML_NAMESPACE_DEFAULT, Limits::default());
+    let Ok(message) = codec.decode_typed::<PimType>(representation, data, &tables::PIM_TYPE) else {
+        return;
+    };
+    for target in [Representation::Xml, Representation::Json, Representation::Compact] {
+        let bytes = codec
+            .encode_typed(target, message.clone(), &tables::PIM_TYPE)
+            .unwrap_or_else(|error| panic!("an accepted message does not encode in {target:?}: {error}"));
+        let back: PimType = codec
+            .decode_typed(target, &bytes, &tables::PIM_TYPE)
+            .unwrap_or_else(|error| panic!("{target:?} written by the engine does not decode: {error}"));
+        assert_eq!(back, message, "{target:?} changes the message");
+    }
+}
