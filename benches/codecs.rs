@@ -5,7 +5,7 @@
 //! `cargo bench --bench codecs`; each group prints MB/s (criterion's throughput).
 
 use std::{
-    alloc::{GlobalAlloc, Layout, System},
+    alloc::{GlobalAlloc, Layout},
     hint::black_box,
     sync::atomic::{AtomicBool, AtomicIsize, Ordering},
     time::Duration,
@@ -17,7 +17,7 @@ use core_server::repr::{Codec, Limits};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
-/// Counts live heap bytes and their peak, for the memory measurement.
+/// The server's allocator, counting live heap bytes and their peak for the memory measurement.
 struct Counting;
 
 /// Counting is on only while memory is measured, so it does not slow the throughput runs.
@@ -27,7 +27,7 @@ static PEAK: AtomicIsize = AtomicIsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
+        let pointer = unsafe { core_server::Allocator.alloc(layout) };
         if !pointer.is_null() && COUNTING.load(Ordering::Relaxed) {
             let size = layout.size() as isize;
             let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
@@ -37,7 +37,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
+        unsafe { core_server::Allocator.dealloc(pointer, layout) };
         if COUNTING.load(Ordering::Relaxed) {
             LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
         }

@@ -9,6 +9,9 @@ use core_server::{
     settings::{DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, Settings},
 };
 
+#[global_allocator]
+static ALLOCATOR: core_server::Allocator = core_server::Allocator;
+
 /// The Core Interface v1 service (PIM, DAM, channel management, product export options).
 #[derive(Parser)]
 #[command(name = "core-server", version)]

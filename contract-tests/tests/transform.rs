@@ -141,6 +141,12 @@ async fn hostile_input_is_refused_with_what_and_where() {
             "meta/itm[1]: the character U+0007 is not allowed",
         ),
         (
+            "a control character by reference in an XML attribute",
+            XML,
+            br#"<pim xmlns="urn:core-interface:v1"><meta><itm key="k&#8;">x</itm></meta></pim>"#.to_vec(),
+            "meta/itm[1]: the character U+0008 is not allowed",
+        ),
+        (
             "a raw control character in XML",
             XML,
             b"<pim xmlns=\"urn:core-interface:v1\"><meta><itm key=\"k\">\x07</itm></meta></pim>".to_vec(),

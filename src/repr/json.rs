@@ -158,7 +158,12 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
         loop {
             match sequence.next_element_seed(self) {
                 Ok(Some(item)) => items.push(item),
-                Ok(None) => return Ok(Value::Array(items)),
+                Ok(None) => {
+                    // The tree of a large message is held while it is checked and converted:
+                    // keep no spare capacity.
+                    items.shrink_to_fit();
+                    return Ok(Value::Array(items));
+                }
                 Err(error) => {
                     self.state.unwinding(Segment::Item(items.len()));
                     return Err(error);
@@ -168,24 +173,33 @@ impl<'de> Visitor<'de> for TreeSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
+        // Entries are gathered first so that the object is allocated at its exact size; a key
+        // given twice shows as an object shorter than its entries.
+        let mut gathered: Vec<(String, Value)> = Vec::new();
         while let Some(key) = entries.next_key::<String>()? {
-            let value = match entries.next_value_seed(self) {
-                Ok(value) => value,
+            match entries.next_value_seed(self) {
+                Ok(value) => gathered.push((key, value)),
                 Err(error) => {
                     self.state.unwinding(Segment::Property(key));
                     return Err(error);
                 }
-            };
-            if object.contains_key(&key) {
-                let message = format!("duplicate key '{key}'");
-                *self.state.duplicate.borrow_mut() = Some(Duplicate {
-                    key,
-                    segments: Vec::new(),
-                });
-                return Err(de::Error::custom(message));
+            }
+        }
+        let mut object = Map::with_capacity(gathered.len());
+        let mut first_repeated = None;
+        for (key, value) in gathered {
+            if first_repeated.is_none() && object.contains_key(&key) {
+                first_repeated = Some(key.clone());
             }
             object.insert(key, value);
+        }
+        if let Some(key) = first_repeated {
+            let message = format!("duplicate key '{key}'");
+            *self.state.duplicate.borrow_mut() = Some(Duplicate {
+                key,
+                segments: Vec::new(),
+            });
+            return Err(de::Error::custom(message));
         }
         Ok(Value::Object(object))
     }

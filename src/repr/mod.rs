@@ -60,7 +60,7 @@ impl Codec {
         bytes: &[u8],
         schema: &'static Schema,
     ) -> Result<Value, DecodeError> {
-        let value = match representation {
+        let mut value = match representation {
             Representation::Xml => {
                 xml::read::<Value>(bytes, schema, &self.namespace, &self.limits)?
             }
@@ -75,6 +75,7 @@ impl Codec {
             }
         };
         tree::check(&value, schema, self.limits.max_depth)?;
+        tree::order_map_items(&mut value, schema);
         Ok(value)
     }
 
@@ -92,19 +93,33 @@ impl Codec {
         }
     }
 
-    /// Encodes a typed answer; the value is given up as soon as its tree exists, so only the tree
-    /// is held while encoding.
+    /// Encodes a typed answer. The value is first written as default-JSON text and given up
+    /// before the tree is read from that text, so the typed value and the tree (each several
+    /// times the message) are never held at once: this keeps a 10 MB transform under ten times
+    /// its size (`cargo bench --bench codecs`).
     pub fn encode_typed<T: serde::Serialize>(
         &self,
         representation: Representation,
         value: T,
         schema: &'static Schema,
     ) -> Result<Vec<u8>, EncodeError> {
-        let tree = serde_json::to_value(&value).map_err(|error| EncodeError {
+        let internal = |error: serde_json::Error| EncodeError {
             path: String::new(),
             reason: error.to_string(),
-        })?;
+        };
+        let text = serde_json::to_vec(&value).map_err(internal)?;
         drop(value);
+        let tree = json::parse(
+            &text,
+            &Limits {
+                max_depth: usize::MAX,
+            },
+        )
+        .map_err(|error| EncodeError {
+            path: error.path.clone(),
+            reason: error.to_string(),
+        })?;
+        drop(text);
         self.encode(representation, tree, schema)
     }
 

@@ -249,3 +249,30 @@ fn xml_keeps_whitespace_in_attributes_and_text() {
         "XML 1.0 cannot carry U+0007"
     );
 }
+
+#[test]
+fn forbidden_characters_are_found_past_the_byte_scan() {
+    use super::xml::find_forbidden;
+    assert_eq!(find_forbidden("plain text,\ttabs\r\nand lines"), None);
+    assert_eq!(find_forbidden("fullwidth Ａ and BOM \u{feff} pass"), None);
+    assert_eq!(find_forbidden("bell \u{7}"), Some('\u{7}'));
+    assert_eq!(find_forbidden("not a character \u{fffe}"), Some('\u{fffe}'));
+    assert_eq!(find_forbidden("not a character \u{ffff}"), Some('\u{ffff}'));
+    let long = format!("{}\u{1}", "x".repeat(200));
+    assert_eq!(find_forbidden(&long), Some('\u{1}'));
+}
+
+#[test]
+fn meta_items_sharing_a_key_decode_grouped() {
+    let json = br#"{"meta":{"itm":[{"key":"a","value":"1"},{"key":"b","value":"2"},{"key":"a","value":"3"}]}}"#;
+    let tree = codec()
+        .decode(Json, json, &tables::PIM_TYPE)
+        .expect("decodes");
+    let keys: Vec<&str> = tree["meta"]["itm"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item["key"].as_str())
+        .collect();
+    assert_eq!(keys, ["a", "a", "b"]);
+}

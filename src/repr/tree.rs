@@ -7,7 +7,7 @@ use serde_json::{Number, Value};
 use super::{
     error::{DecodeError, Problem},
     path::Path,
-    xml::is_xml_char,
+    xml::find_forbidden,
 };
 
 /// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
@@ -135,7 +135,7 @@ impl Walk {
 
 fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeError> {
     if let Some(text) = value.as_str()
-        && let Some(ch) = text.chars().find(|ch| !is_xml_char(*ch))
+        && let Some(ch) = find_forbidden(text)
     {
         return Err(DecodeError::at(path, Problem::ForbiddenCharacter(ch)));
     }
@@ -174,6 +174,80 @@ pub fn wrong_type(path: &str, expected: &'static str, found: &Value) -> DecodeEr
         other => other.to_string(),
     };
     DecodeError::at(path, Problem::WrongType { expected, found })
+}
+
+/// Puts the items of every map-form collection (`meta`) in their canonical order, in place: items
+/// sharing a key stand together, at the place of the key's first item, each key's items in their
+/// own order. Compact JSON writes such a collection as an object of keys, which cannot keep keys
+/// interleaved, so every representation decodes to this order and round trips stay exact
+/// (decision D-08). Items without a string key are left where they are.
+pub fn order_map_items(value: &mut Value, schema: &'static Schema) {
+    let schema = schema.resolve();
+    let Kind::Object(fields) = schema.kind else {
+        return;
+    };
+    let Value::Object(object) = value else { return };
+    if let Compact::Map { items, key, .. } = schema.compact
+        && let Some(Value::Array(list)) = object.get_mut(items)
+    {
+        group_by_key(list, |item| item.get(key).and_then(Value::as_str));
+        return;
+    }
+    for (name, item) in object.iter_mut() {
+        let Some(Type::Object(child)) = fields
+            .iter()
+            .find(|field| field.name == name.as_str())
+            .map(|field| field.ty)
+        else {
+            continue;
+        };
+        match item {
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|item| order_map_items(item, child)),
+            item => order_map_items(item, child),
+        }
+    }
+}
+
+/// Stable-groups `items` by key at each key's first occurrence; does nothing (and allocates
+/// nothing) when they already are, or when an item has no key.
+pub fn group_by_key<T>(items: &mut Vec<T>, key: impl Fn(&T) -> Option<&str>) {
+    // Short lists (every `meta` in practice) are checked in place, without allocating.
+    if items.len() <= 32 {
+        let mut grouped = true;
+        for index in 0..items.len() {
+            let Some(current) = key(&items[index]) else {
+                return;
+            };
+            if index > 0
+                && key(&items[index - 1]) != Some(current)
+                && items[..index - 1]
+                    .iter()
+                    .any(|earlier| key(earlier) == Some(current))
+            {
+                grouped = false;
+            }
+        }
+        if grouped {
+            return;
+        }
+    }
+    let mut ranks = Vec::with_capacity(items.len());
+    {
+        let mut firsts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for item in items.iter() {
+            let Some(current) = key(item) else { return };
+            let next = firsts.len();
+            ranks.push(*firsts.entry(current).or_insert(next));
+        }
+    }
+    if ranks.is_sorted() {
+        return;
+    }
+    let mut ranked: Vec<(usize, T)> = ranks.into_iter().zip(items.drain(..)).collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
+    items.extend(ranked.into_iter().map(|(_, item)| item));
 }
 
 /// Prepares a tree the server produced for output in any representation, in place: properties in

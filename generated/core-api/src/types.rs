@@ -1139,7 +1139,8 @@ UTC timestamp with milliseconds), `sourceEnv` (string), `itemInformationType` (v
 parse is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
 `creationDate`, `modificationDate`, `lastEditedDate`) is ISO 8601 UTC with milliseconds and `Z`
 (D-50). Resources use `meta` for their own keys (see each
-resource). Compact JSON: a plain object of key to value (D-08).
+resource). Compact JSON: a plain object of key to value; items sharing a key are read grouped
+at the key's first place, in every representation (D-08).
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]

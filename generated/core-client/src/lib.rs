@@ -1143,7 +1143,8 @@ pub mod types {
     parse is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
     `creationDate`, `modificationDate`, `lastEditedDate`) is ISO 8601 UTC with milliseconds and `Z`
     (D-50). Resources use `meta` for their own keys (see each
-    resource). Compact JSON: a plain object of key to value (D-08).
+    resource). Compact JSON: a plain object of key to value; items sharing a key are read grouped
+    at the key's first place, in every representation (D-08).
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -1850,7 +1851,10 @@ the schemas alone:
   * `{form: map, items: P, key: K, value: V}`: the object becomes a plain JSON object mapping each
     item's `K` to its `V` (`"meta": {"messageType": "request"}`). An item that carries further
     properties (`pos`, `loc`) maps to an object of its properties without `K`; a key that repeats
-    maps to an array of those values, in order.
+    maps to an array of those values, in order. As a JSON object cannot keep keys interleaved,
+    every representation decodes such a list grouped: the items of one key stand together at the
+    place of the key's first item, in their own order (`a, b, a` is read as `a, a, b`), so
+    messages convert between the three representations without loss.
   * `{form: val, items: P, value: V, listTypes: [...]}`: the array `P` is replaced by the property
     `V`. When the object's `type` is not in `listTypes` and it has exactly one item that carries
     only `V`, `V` is that item's text (`{"attr": "Comment", "value": "x"}`); otherwise `V` is the

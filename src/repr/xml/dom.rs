@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use core_api_support::{Field, Kind, Node as XmlNode, Schema, Type};
+use core_api_support::{Compact, Field, Kind, Node as XmlNode, Schema, Type};
 use quick_xml::{
     NsReader, XmlVersion,
     escape::resolve_predefined_entity,
@@ -19,6 +19,7 @@ use crate::repr::{
     Limits,
     error::{DecodeError, Problem},
     path::Path,
+    tree::group_by_key,
 };
 
 /// "No node".
@@ -361,6 +362,12 @@ impl<'a> Builder<'a, '_> {
             let value = attribute
                 .normalized_value(XmlVersion::Implicit1_0)
                 .map_err(|error| self.error(Problem::Malformed(error.to_string())))?;
+            // A character reference can name a character the input itself may not contain.
+            if let Cow::Owned(resolved) = &value
+                && let Some(ch) = crate::repr::xml::find_forbidden(resolved)
+            {
+                return Err(self.error(Problem::ForbiddenCharacter(ch)));
+            }
             self.dom.attributes.push(Attribute {
                 field: index as u16,
                 value,
@@ -431,11 +438,78 @@ impl<'a> Builder<'a, '_> {
                 return Err(self.error(Problem::ExactlyOneOf(schema.exactly_one_of.to_vec())));
             }
         }
+        let id = open.id;
+        self.dom.order_map_items(id);
         self.stack.pop();
         if self.stack.is_empty() {
             self.done = true;
         }
         Ok(())
+    }
+}
+
+impl Dom<'_> {
+    /// Relinks the items of a map-form collection (`meta`) in their canonical order, as
+    /// `tree::order_map_items` does for the tree (decision D-08).
+    fn order_map_items(&mut self, id: u32) {
+        let node = &self.nodes[id as usize];
+        let Some(Schema {
+            compact: Compact::Map { items, key, .. },
+            ..
+        }) = node.schema
+        else {
+            return;
+        };
+        let Some(items) = node.fields.iter().position(|field| field.name == *items) else {
+            return;
+        };
+        let mut children = Vec::new();
+        let mut child = node.first_child;
+        while child != NONE {
+            children.push(child);
+            child = self.nodes[child as usize].next_sibling;
+        }
+        let mut keyed: Vec<(u32, Option<&str>)> = children
+            .iter()
+            .filter(|child| self.nodes[**child as usize].field as usize == items)
+            .map(|&child| (child, self.attribute(child, key)))
+            .collect();
+        group_by_key(&mut keyed, |(_, key)| *key);
+        let mut ordered = keyed.into_iter().map(|(child, _)| child);
+        let order: Vec<u32> = children
+            .iter()
+            .map(|&child| {
+                if self.nodes[child as usize].field as usize == items {
+                    ordered.next().unwrap_or(child)
+                } else {
+                    child
+                }
+            })
+            .collect();
+        if order == children {
+            return;
+        }
+        self.nodes[id as usize].first_child = order.first().copied().unwrap_or(NONE);
+        for pair in order.windows(2) {
+            self.nodes[pair[0] as usize].next_sibling = pair[1];
+        }
+        if let Some(&last) = order.last() {
+            self.nodes[last as usize].next_sibling = NONE;
+        }
+    }
+
+    /// The value of the attribute filling the property `name` of element `id`.
+    fn attribute(&self, id: u32, name: &str) -> Option<&str> {
+        let node = &self.nodes[id as usize];
+        let (start, end) = node.attributes;
+        self.attributes[start as usize..end as usize]
+            .iter()
+            .find(|attribute| {
+                node.fields
+                    .get(attribute.field as usize)
+                    .is_some_and(|field| field.name == name)
+            })
+            .map(|attribute| attribute.value.as_ref())
     }
 }
 

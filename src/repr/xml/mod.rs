@@ -12,7 +12,7 @@ pub mod write;
 use core_api_support::Schema;
 use serde::de::DeserializeOwned;
 
-pub use write::{is_xml_char, write};
+pub use write::{find_forbidden, is_xml_char, write};
 
 use super::{
     Limits,
@@ -33,7 +33,7 @@ pub fn read<T: DeserializeOwned>(
         })
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if let Some(ch) = text.chars().find(|ch| !is_xml_char(*ch)) {
+    if let Some(ch) = find_forbidden(text) {
         return Err(DecodeError::whole(Problem::ForbiddenCharacter(ch)));
     }
     if text.trim().is_empty() {
