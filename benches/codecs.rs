@@ -174,6 +174,11 @@ fn benches(c: &mut Criterion) {
         group.bench_function("floor: serde_json into Value", |b| {
             b.iter(|| serde_json::from_slice::<Value>(black_box(&inputs.json)).expect("parses"))
         });
+        // The same floor over the compact body, the compact decoder's own input.
+        group.throughput(Throughput::Bytes(inputs.compact.len() as u64));
+        group.bench_function("floor: serde_json into Value (compact body)", |b| {
+            b.iter(|| serde_json::from_slice::<Value>(black_box(&inputs.compact)).expect("parses"))
+        });
         group.finish();
 
         let mut group = c.benchmark_group(format!("encode {}", inputs.label));

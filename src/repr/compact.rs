@@ -23,19 +23,17 @@ fn encode(value: Value, schema: &'static Schema, path: &mut Path) -> Result<Valu
     let Kind::Object(fields) = schema.kind else {
         return Ok(value);
     };
-    let Value::Object(object) = value else {
+    let Value::Object(mut children) = value else {
         return Err(EncodeError {
             path: path.as_str().to_string(),
             reason: "expected an object".into(),
         });
     };
-    let mut children = Map::with_capacity(object.len());
-    for (key, item) in object {
-        let item = match field_of(fields, &key) {
-            Some(field) => encode_field(item, field, path)?,
-            None => item,
-        };
-        children.insert(key, item);
+    // Children are rewritten in place: the object itself is not rebuilt.
+    for (key, item) in children.iter_mut() {
+        if let Some(field) = field_of(fields, key) {
+            *item = encode_field(item.take(), field, path)?;
+        }
     }
     Ok(Value::Object(match &schema.compact {
         Compact::Same => children,
@@ -193,7 +191,7 @@ fn decode(value: Value, schema: &'static Schema, path: &mut Path) -> Result<Valu
         Value::Object(object) => object,
         other => return Err(wrong_type(path, "object", &other)),
     };
-    let object = match &schema.compact {
+    let mut object = match &schema.compact {
         Compact::Same => object,
         Compact::Entries { items } => {
             if object.contains_key(*items) {
@@ -210,15 +208,13 @@ fn decode(value: Value, schema: &'static Schema, path: &mut Path) -> Result<Valu
         Compact::Map { items, key, value } => decode_map(object, items, key, value, path)?,
         Compact::Val { items, value, .. } => decode_val(object, items, value, path)?,
     };
-    let mut out = Map::with_capacity(object.len());
-    for (key, item) in object {
-        let item = match field_of(fields, &key) {
-            Some(field) => decode_field(item, field, path)?,
-            None => item,
-        };
-        out.insert(key, item);
+    // Children are rewritten in place: the object itself is not rebuilt.
+    for (key, item) in object.iter_mut() {
+        if let Some(field) = field_of(fields, key) {
+            *item = decode_field(item.take(), field, path)?;
+        }
     }
-    Ok(Value::Object(out))
+    Ok(Value::Object(object))
 }
 
 fn decode_field(value: Value, field: &Field, path: &mut Path) -> Result<Value, DecodeError> {
