@@ -104,6 +104,30 @@ struct Inputs {
     typed: types::PimType,
 }
 
+impl Inputs {
+    /// The message in each representation, with the name its benchmarks carry.
+    fn bodies(&self) -> [(&'static str, Representation, &Vec<u8>); 3] {
+        [
+            ("xml", Xml, &self.xml),
+            ("json", Json, &self.json),
+            ("compact", Compact, &self.compact),
+        ]
+    }
+}
+
+/// A benchmark group of one kind of work on one message size, with the sampling every group uses.
+fn benchmark_group<'c>(
+    c: &'c mut Criterion,
+    kind: &str,
+    inputs: &Inputs,
+) -> criterion::BenchmarkGroup<'c, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(format!("{kind} {}", inputs.label));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(8));
+    group
+}
+
 fn inputs(label: &'static str, bytes: usize) -> Inputs {
     let codec = codec();
     let tree = message(bytes);
@@ -152,15 +176,8 @@ fn scan_xml(bytes: &[u8]) -> usize {
 fn benches(c: &mut Criterion) {
     let codec = codec();
     for inputs in [inputs("1MB", 1 << 20), inputs("10MB", 10 << 20)] {
-        let mut group = c.benchmark_group(format!("decode {}", inputs.label));
-        group
-            .sample_size(10)
-            .measurement_time(Duration::from_secs(8));
-        for (name, representation, bytes) in [
-            ("xml", Xml, &inputs.xml),
-            ("json", Json, &inputs.json),
-            ("compact", Compact, &inputs.compact),
-        ] {
+        let mut group = benchmark_group(c, "decode", &inputs);
+        for (name, representation, bytes) in inputs.bodies() {
             group.throughput(Throughput::Bytes(bytes.len() as u64));
             group.bench_function(name, |b| {
                 b.iter(|| decode(&codec, representation, black_box(bytes)))
@@ -181,15 +198,8 @@ fn benches(c: &mut Criterion) {
         });
         group.finish();
 
-        let mut group = c.benchmark_group(format!("encode {}", inputs.label));
-        group
-            .sample_size(10)
-            .measurement_time(Duration::from_secs(8));
-        for (name, representation, bytes) in [
-            ("xml", Xml, &inputs.xml),
-            ("json", Json, &inputs.json),
-            ("compact", Compact, &inputs.compact),
-        ] {
+        let mut group = benchmark_group(c, "encode", &inputs);
+        for (name, representation, bytes) in inputs.bodies() {
             group.throughput(Throughput::Bytes(bytes.len() as u64));
             group.bench_function(name, |b| {
                 b.iter_batched(
@@ -201,10 +211,7 @@ fn benches(c: &mut Criterion) {
         }
         group.finish();
 
-        let mut group = c.benchmark_group(format!("transform {}", inputs.label));
-        group
-            .sample_size(10)
-            .measurement_time(Duration::from_secs(8));
+        let mut group = benchmark_group(c, "transform", &inputs);
         group.throughput(Throughput::Bytes(inputs.xml.len() as u64));
         group.bench_function("xml to compact", |b| {
             b.iter(|| encode(&codec, Compact, decode(&codec, Xml, black_box(&inputs.xml))))

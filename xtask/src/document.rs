@@ -64,6 +64,32 @@ impl Document {
     }
 }
 
+/// The media type of binary content.
+pub const OCTET_STREAM: &str = "application/octet-stream";
+
+/// The representation a media type of the document stands for; the variants are those of
+/// `core_api_support::Representation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Representation {
+    Xml,
+    Json,
+    Compact,
+    Binary,
+}
+
+impl Representation {
+    /// The representation of a media type name (parameters such as `charset` ignored).
+    pub fn of(media: &str) -> Option<Representation> {
+        match media.split(';').next().unwrap_or(media).trim() {
+            "application/xml" => Some(Representation::Xml),
+            "application/json" => Some(Representation::Json),
+            "application/json+compact" => Some(Representation::Compact),
+            OCTET_STREAM => Some(Representation::Binary),
+            _ => None,
+        }
+    }
+}
+
 /// The component name a `$ref` to a schema points at.
 pub fn schema_ref_name(value: &Value) -> Option<&str> {
     value

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::document::Document;
+use crate::document::{Document, Representation};
 
 /// Writes one file per example of a message schema; returns how many were written.
 pub fn seed(root: &Path, document: &Document) -> Result<usize> {
@@ -20,10 +20,10 @@ pub fn seed(root: &Path, document: &Document) -> Result<usize> {
             continue;
         };
         for (media, entry) in object {
-            let target = match media.split(';').next().unwrap_or_default() {
-                "application/xml" => "decode_xml",
-                "application/json" => "decode_json",
-                "application/json+compact" => "decode_compact",
+            let target = match Representation::of(media) {
+                Some(Representation::Xml) => "decode_xml",
+                Some(Representation::Json) => "decode_json",
+                Some(Representation::Compact) => "decode_compact",
                 _ => continue,
             };
             for example in entry

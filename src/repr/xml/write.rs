@@ -152,18 +152,7 @@ impl Writer {
             return Ok(());
         }
         self.out.push('>');
-        for ch in text.chars() {
-            match ch {
-                '&' => self.out.push_str("&amp;"),
-                '<' => self.out.push_str("&lt;"),
-                '>' => self.out.push_str("&gt;"),
-                '\r' => self.out.push_str("&#13;"),
-                ch if is_xml_char(ch) => self.out.push(ch),
-                ch => {
-                    return Err(self.fail(format!("U+{:04X} cannot be written in XML", ch as u32)));
-                }
-            }
-        }
+        self.escaped(text, false)?;
         self.out.push_str("</");
         self.out.push_str(name);
         self.out.push_str(">\n");
@@ -171,15 +160,21 @@ impl Writer {
     }
 
     fn attribute_text(&mut self, text: &str) -> Result<(), EncodeError> {
+        self.escaped(text, true)
+    }
+
+    /// Writes text escaped for element content or, with `attribute`, for a double-quoted
+    /// attribute value (where whitespace other than spaces must be referenced to survive).
+    fn escaped(&mut self, text: &str, attribute: bool) -> Result<(), EncodeError> {
         for ch in text.chars() {
             match ch {
                 '&' => self.out.push_str("&amp;"),
                 '<' => self.out.push_str("&lt;"),
                 '>' => self.out.push_str("&gt;"),
-                '"' => self.out.push_str("&quot;"),
-                '\t' => self.out.push_str("&#9;"),
-                '\n' => self.out.push_str("&#10;"),
                 '\r' => self.out.push_str("&#13;"),
+                '"' if attribute => self.out.push_str("&quot;"),
+                '\t' if attribute => self.out.push_str("&#9;"),
+                '\n' if attribute => self.out.push_str("&#10;"),
                 ch if is_xml_char(ch) => self.out.push(ch),
                 ch => {
                     return Err(self.fail(format!("U+{:04X} cannot be written in XML", ch as u32)));

@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::document::{Document, pascal_case, schema_ref_name};
+use crate::document::{Document, OCTET_STREAM, pascal_case, schema_ref_name};
 
 /// One operation.
 pub struct Operation {
@@ -46,9 +46,6 @@ pub struct QuerySchema {
     /// A JSON Schema object with one property per parameter.
     pub schema: Value,
 }
-
-/// The media type of binary content.
-pub const OCTET_STREAM: &str = "application/octet-stream";
 
 /// Reads every operation of the document, in document order.
 pub fn operations(document: &Document) -> Result<Vec<Operation>> {

@@ -4,7 +4,8 @@ use anyhow::{Result, bail};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::model::{Body, OCTET_STREAM, Operation};
+use super::model::{Body, Operation};
+use crate::document::Representation as Media;
 use crate::document::{screaming_case, snake_case};
 
 /// The trait name of a module tag: `Common` → `CommonApi`, `PIM` → `PimApi`.
@@ -126,12 +127,12 @@ pub fn media_tokens(names: &[String]) -> Result<Vec<TokenStream>> {
         .iter()
         .map(|name| {
             let essence = name.split(';').next().unwrap_or(name).trim().to_string();
-            let representation = match essence.as_str() {
-                "application/xml" => quote!(Representation::Xml),
-                "application/json" => quote!(Representation::Json),
-                "application/json+compact" => quote!(Representation::Compact),
-                OCTET_STREAM => quote!(Representation::Binary),
-                other => bail!("media type {other} has no representation"),
+            let representation = match Media::of(&essence) {
+                Some(Media::Xml) => quote!(Representation::Xml),
+                Some(Media::Json) => quote!(Representation::Json),
+                Some(Media::Compact) => quote!(Representation::Compact),
+                Some(Media::Binary) => quote!(Representation::Binary),
+                None => bail!("media type {essence} has no representation"),
             };
             Ok(quote!(core_api_support::MediaType {
                 name: #name,
