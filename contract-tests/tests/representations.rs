@@ -9,7 +9,7 @@ use core_api_support::{
     Representation::{Compact, Json, Xml},
     Scalar, Schema, Type,
 };
-use core_server::repr::{Codec, Limits, tree};
+use core_server::repr::{Codec, Limits, tree, xml};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -81,6 +81,90 @@ fn xml_meta_itm_carries_key_pos_loc_and_text() {
         xml.contains(r#"<itm key="k" pos="1" loc="de_DE">x</itm>"#),
         "{xml}"
     );
+}
+
+/// Reads XML through the engine (fast path first) and through the reference reader alone, into
+/// the typed value and into the tree, and requires the same answer from both: the same value or
+/// the same error.
+fn both_xml_readers_agree(text: &str) {
+    let schema = &tables::PIM_TYPE;
+    let limits = Limits::default();
+    let typed =
+        xml::read::<types::PimType>(text.as_bytes(), schema, XML_NAMESPACE_DEFAULT, &limits);
+    let reference = xml::read_reference::<types::PimType>(
+        text.as_bytes(),
+        schema,
+        XML_NAMESPACE_DEFAULT,
+        &limits,
+    );
+    match (&typed, &reference) {
+        (Ok(fast), Ok(reference)) => assert_eq!(fast, reference, "{text}"),
+        (Err(fast), Err(reference)) => {
+            assert_eq!(fast.to_string(), reference.to_string(), "{text}")
+        }
+        _ => panic!("the readers disagree on {text}: {typed:?} / {reference:?}"),
+    }
+    let tree = xml::read::<Value>(text.as_bytes(), schema, XML_NAMESPACE_DEFAULT, &limits);
+    let reference =
+        xml::read_reference::<Value>(text.as_bytes(), schema, XML_NAMESPACE_DEFAULT, &limits);
+    assert_eq!(
+        tree.as_ref().map_err(ToString::to_string),
+        reference.as_ref().map_err(ToString::to_string),
+        "{text}"
+    );
+}
+
+#[test]
+fn xml_fast_path_and_reference_reader_agree_on_irregular_messages() {
+    let body = |inner: &str| {
+        format!(r#"<?xml version="1.0"?><pim {NS} schemaVersion="5.6.0">{inner}</pim>"#)
+    };
+    let cases = [
+        // regular, with every kind of text the fast path handles itself
+        body(
+            r#"<meta><itm key="a">x &amp; y</itm><itm key="a"><![CDATA[<z>]]></itm><itm key="b">&#233;<!-- c --></itm></meta>"#,
+        ),
+        body(
+            r#"<kwds><kwd id="1"/><kwd id="2" parentId="1"><name>  spaced
+ </name></kwd></kwds>"#,
+        ),
+        body("<kwds>\n  <kwd id=\"1\" path=\"/a&#9;b\"/>\n</kwds>"),
+        body(""),
+        format!("<pim {NS}/>"),
+        // irregular: each goes to the reference reader
+        body(r#"<meta><itm key="a">1</itm><itm key="b">2</itm><itm key="a">3</itm></meta>"#),
+        body(r#"<kwds><kwd id="1"/></kwds><locales/><kwds><kwd id="2"/></kwds>"#),
+        body(r#"<kwds><kwd id="1"/><!-- between --><kwd id="2"/></kwds>"#),
+        format!(r#"<p:pim xmlns:p="{XML_NAMESPACE_DEFAULT}"><p:kwds/></p:pim>"#),
+        body(&format!(
+            r#"<kwds xmlns="{XML_NAMESPACE_DEFAULT}"><kwd id="1"/></kwds>"#
+        )),
+        body(r#"<kwds xmlns="urn:other"><kwd id="1"/></kwds>"#),
+        body(r#"<kwds><kwd id="x"/></kwds>"#),
+        body(r#"<kwds><kwd id="1" id="2"/></kwds>"#),
+        body(r#"<kwds><kwd id="1" unknown="2"/></kwds>"#),
+        body(r#"<kwds><kwd id="1" xml:lang="de"/></kwds>"#),
+        body(r#"<kwds>text</kwds>"#),
+        body(r#"<kwds>&#32;</kwds>"#),
+        body(r#"<meta><itm key="a">x<b/></itm></meta>"#),
+        body(r#"<meta><itm key="a">&unknown;</itm></meta>"#),
+        body(r#"<meta><itm key="a&#8;">x</itm></meta>"#),
+        body(r#"<meta/><meta/>"#),
+        body(r#"<kwds><kwd id="1"><name loc="x">a</name></kwd></kwds>"#),
+        format!("<pim {NS}></pim><pim {NS}/>"),
+        format!("<pim {NS}></pim>trailing"),
+        format!("<pim {NS}><kwds></pim>"),
+        "<pim/>".to_string(),
+        format!(r#"<pim xmlns="urn:other"/>"#),
+        format!("<other {NS}/>"),
+        format!("<!DOCTYPE pim><pim {NS}/>"),
+        format!(r#"<pim {NS} xmlns:x="urn:x"/>"#),
+    ];
+    for case in &cases {
+        both_xml_readers_agree(case);
+    }
+    let deep = format!("{}{}", "<kwds>".repeat(70), "</kwds>".repeat(70));
+    both_xml_readers_agree(&body(&deep));
 }
 
 // ---------------------------------------------------------------- default JSON
@@ -368,6 +452,8 @@ proptest! {
             })?;
             prop_assert_eq!(&back, &message, "through {:?}", representation);
         }
+        let bytes = codec.encode_typed(Xml, message.clone(), schema).expect("encodes");
+        both_xml_readers_agree(std::str::from_utf8(&bytes).expect("UTF-8"));
         // XML → JSON → compact → XML, and back the other way.
         for path in [[Xml, Json, Compact, Xml], [Compact, Json, Xml, Compact]] {
             let mut current = message.clone();

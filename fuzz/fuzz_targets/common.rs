@@ -1,12 +1,24 @@
 //! What every decoder target checks: the decoder never panics, and a message it accepts encodes
-//! in all three representations and decodes back to the same typed value.
+//! in all three representations and decodes back to the same typed value. For XML, also that the
+//! fast path and the reference reader give the same answer.
 
 use core_api::{document::XML_NAMESPACE_DEFAULT, tables, types::PimType};
 use core_api_support::Representation;
-use core_server::repr::{Codec, Limits};
+use core_server::repr::{Codec, Limits, xml};
 
 pub fn check(representation: Representation, data: &[u8]) {
     let codec = Codec::new(XML_NAMESPACE_DEFAULT, Limits::default());
+    if representation == Representation::Xml {
+        let limits = Limits::default();
+        let fast = xml::read::<PimType>(data, &tables::PIM_TYPE, XML_NAMESPACE_DEFAULT, &limits);
+        let reference =
+            xml::read_reference::<PimType>(data, &tables::PIM_TYPE, XML_NAMESPACE_DEFAULT, &limits);
+        match (&fast, &reference) {
+            (Ok(fast), Ok(reference)) => assert_eq!(fast, reference, "the XML readers disagree"),
+            (Err(fast), Err(reference)) => assert_eq!(fast.to_string(), reference.to_string()),
+            _ => panic!("the XML readers disagree: {fast:?} / {reference:?}"),
+        }
+    }
     let Ok(message) = codec.decode_typed::<PimType>(representation, data, &tables::PIM_TYPE) else {
         return;
     };

@@ -182,22 +182,7 @@ impl<'de> de::Deserializer<'de> for Text<'_, '_, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.scalar {
-            Scalar::String => visitor.visit_str(self.text),
-            Scalar::Integer => match self.text.trim().parse::<i64>() {
-                Ok(number) => visitor.visit_i64(number),
-                Err(_) => Err(self.wrong("integer")),
-            },
-            Scalar::Number => match self.text.trim().parse::<f64>() {
-                Ok(number) if number.is_finite() => visitor.visit_f64(number),
-                _ => Err(self.wrong("number")),
-            },
-            Scalar::Boolean => match self.text.trim() {
-                "true" => visitor.visit_bool(true),
-                "false" => visitor.visit_bool(false),
-                _ => Err(self.wrong("boolean")),
-            },
-        }
+        visit_scalar(self.text, self.scalar, visitor).map_err(|expected| self.wrong(expected))?
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -227,6 +212,31 @@ impl<'de> de::Deserializer<'de> for Text<'_, '_, '_> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
         unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// Parses `text` as `scalar` and hands the value to `visitor`; `Err` names the type expected
+/// when the text is not of it.
+pub fn visit_scalar<'de, V: Visitor<'de>, E: de::Error>(
+    text: &str,
+    scalar: Scalar,
+    visitor: V,
+) -> Result<Result<V::Value, E>, &'static str> {
+    match scalar {
+        Scalar::String => Ok(visitor.visit_str(text)),
+        Scalar::Integer => match text.trim().parse::<i64>() {
+            Ok(number) => Ok(visitor.visit_i64(number)),
+            Err(_) => Err("integer"),
+        },
+        Scalar::Number => match text.trim().parse::<f64>() {
+            Ok(number) if number.is_finite() => Ok(visitor.visit_f64(number)),
+            _ => Err("number"),
+        },
+        Scalar::Boolean => match text.trim() {
+            "true" => Ok(visitor.visit_bool(true)),
+            "false" => Ok(visitor.visit_bool(false)),
+            _ => Err("boolean"),
+        },
     }
 }
 

@@ -11,7 +11,7 @@ use core_api_support::{Compact, Field, Kind, Node as XmlNode, Schema, Type};
 use quick_xml::{
     NsReader, XmlVersion,
     escape::resolve_predefined_entity,
-    events::{BytesStart, Event},
+    events::{BytesRef, BytesStart, Event},
     name::ResolveResult,
 };
 
@@ -145,26 +145,8 @@ pub fn read<'a>(
             Event::Text(text) => builder.text(text.xml_content(XmlVersion::Implicit1_0))?,
             Event::CData(data) => builder.text(data.xml_content(XmlVersion::Implicit1_0))?,
             Event::GeneralRef(reference) => {
-                let resolved = if reference.is_char_ref() {
-                    match reference.resolve_char_ref() {
-                        Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => ch.to_string(),
-                        Ok(Some(ch)) => return Err(builder.error(Problem::ForbiddenCharacter(ch))),
-                        _ => {
-                            return Err(
-                                builder.error(Problem::UnknownEntity(reference.to_string()))
-                            );
-                        }
-                    }
-                } else {
-                    match resolve_predefined_entity(&reference) {
-                        Some(text) => text.to_string(),
-                        None => {
-                            return Err(
-                                builder.error(Problem::UnknownEntity(reference.to_string()))
-                            );
-                        }
-                    }
-                };
+                let resolved =
+                    resolve_reference(&reference).map_err(|problem| builder.error(problem))?;
                 builder.text(Cow::Owned(resolved))?;
             }
             Event::DocType(_) => return Err(DecodeError::whole(Problem::Doctype)),
@@ -331,7 +313,8 @@ impl<'a> Builder<'a, '_> {
         let mut seen_attributes = 0u64;
         // The attributes, read from the input itself so that their values borrow from it; the
         // bitmask below finds repeated attributes, so quick-xml's quadratic check is off.
-        let raw = self.in_input(start.attributes_raw())?;
+        let raw = within(self.input, start.attributes_raw())
+            .ok_or_else(|| self.error(Problem::Malformed("attributes outside the input".into())))?;
         let mut attributes = quick_xml::events::attributes::Attributes::new(raw, 0);
         attributes.with_checks(false);
         for attribute in attributes {
@@ -380,18 +363,9 @@ impl<'a> Builder<'a, '_> {
         Ok(())
     }
 
-    /// The same text as a slice of the input, which it is for a reader over a string.
-    fn in_input(&self, part: &str) -> Result<&'a str, DecodeError> {
-        let offset = (part.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
-        self.input
-            .get(offset..offset.wrapping_add(part.len()))
-            .filter(|slice| slice.as_ptr() == part.as_ptr())
-            .ok_or_else(|| self.error(Problem::Malformed("attributes outside the input".into())))
-    }
-
     fn text(&mut self, text: Cow<'a, str>) -> Result<(), DecodeError> {
         let Some(open) = self.stack.last() else {
-            return if text.trim().is_empty() {
+            return if is_blank(&text) {
                 Ok(())
             } else {
                 Err(DecodeError::whole(Problem::Malformed(
@@ -400,7 +374,7 @@ impl<'a> Builder<'a, '_> {
             };
         };
         if !open.takes_text {
-            if text.trim().is_empty() {
+            if is_blank(&text) {
                 return Ok(());
             }
             return Err(self.error(Problem::UnexpectedText(abbreviate(text.trim()))));
@@ -521,6 +495,36 @@ static SCALAR: Schema = Schema {
     compact: core_api_support::Compact::Same,
     exactly_one_of: &[],
 };
+
+/// Resolves a character reference or one of the five predefined entities; nothing else is ever
+/// expanded.
+pub fn resolve_reference(reference: &BytesRef<'_>) -> Result<String, Problem> {
+    if reference.is_char_ref() {
+        return match reference.resolve_char_ref() {
+            Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => Ok(ch.to_string()),
+            Ok(Some(ch)) => Err(Problem::ForbiddenCharacter(ch)),
+            _ => Err(Problem::UnknownEntity(reference.to_string())),
+        };
+    }
+    resolve_predefined_entity(reference)
+        .map(str::to_string)
+        .ok_or_else(|| Problem::UnknownEntity(reference.to_string()))
+}
+
+/// Text that may stand between elements: nothing but white space.
+pub fn is_blank(text: &str) -> bool {
+    text.bytes()
+        .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        || text.trim().is_empty()
+}
+
+/// The same text as a slice of the input, which it is for a reader over a string.
+pub fn within<'a>(input: &'a str, part: &str) -> Option<&'a str> {
+    let offset = (part.as_ptr() as usize).wrapping_sub(input.as_ptr() as usize);
+    input
+        .get(offset..offset.wrapping_add(part.len()))
+        .filter(|slice| slice.as_ptr() == part.as_ptr())
+}
 
 fn abbreviate(text: &str) -> String {
     match text.char_indices().nth(40) {

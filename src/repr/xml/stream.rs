@@ -1,0 +1,735 @@
+//! The fast path of XML reading: one pass from quick-xml's events straight into the typed value,
+//! with no node arena in between.
+//!
+//! It takes the regular message only: element and attribute names without prefixes, the
+//! namespace declared once on the root, the elements of each repeated property side by side and
+//! `meta` keys already grouped (decision D-08). Anything else, and every error, makes it decline,
+//! and `dom` (the reference reader, which also words the errors) reads the message instead. So it
+//! never has to be right about an error, only about a success: the fuzz target `decode_xml` and
+//! the property test check that a message it accepts reads to the same value through `dom`.
+
+use std::borrow::Cow;
+
+use core_api_support::{Compact, Field, Kind, Node as XmlNode, Scalar, Schema, Type};
+use quick_xml::{
+    Reader, XmlVersion,
+    events::{BytesStart, Event, attributes::Attributes},
+};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+};
+
+use super::{
+    de::visit_scalar,
+    dom::{is_blank, resolve_reference, within},
+};
+use crate::repr::{Limits, xml::find_forbidden};
+
+/// Reads the message if it is regular; `None` hands it to the reference reader.
+pub fn read<T: DeserializeOwned>(
+    text: &str,
+    schema: &'static Schema,
+    root: &str,
+    namespace: Option<&str>,
+    limits: &Limits,
+) -> Option<T> {
+    let mut stream = Stream {
+        input: text,
+        reader: Reader::from_str(text),
+        peeked: None,
+        max_depth: limits.max_depth,
+    };
+    let (start, empty) = loop {
+        match stream.next().ok()? {
+            Event::Start(start) => break (start, false),
+            Event::Empty(start) => break (start, true),
+            Event::Text(text) if is_blank(&text) => {}
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            _ => return None,
+        }
+    };
+    if start.name().as_ref() != root || !declares_only(&start, namespace) {
+        return None;
+    }
+    let element = Element {
+        stream: &mut stream,
+        start,
+        empty,
+        ty: Type::Object(schema),
+        depth: 1,
+        root: true,
+    };
+    let value = T::deserialize(element).ok()?;
+    loop {
+        match stream.next().ok()? {
+            Event::Eof => return Some(value),
+            Event::Text(text) if is_blank(&text) => {}
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the root declares exactly the expected default namespace (or none, when none is
+/// expected) and no prefix.
+fn declares_only(root: &BytesStart<'_>, namespace: Option<&str>) -> bool {
+    let mut declared = None;
+    for attribute in root.attributes().with_checks(false) {
+        let Ok(attribute) = attribute else {
+            return false;
+        };
+        let key: &str = attribute.key.as_ref();
+        if key.starts_with("xmlns:") || (key == "xmlns" && declared.is_some()) {
+            return false;
+        }
+        if key == "xmlns" {
+            declared = Some(attribute.value);
+        }
+    }
+    declared.as_deref() == namespace
+}
+
+/// The fast path declines (the reason does not matter: the reference reader finds it again).
+#[derive(Debug)]
+struct Decline;
+
+impl std::fmt::Display for Decline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a regular message")
+    }
+}
+
+impl std::error::Error for Decline {}
+
+impl de::Error for Decline {
+    fn custom<T: std::fmt::Display>(_message: T) -> Decline {
+        Decline
+    }
+}
+
+/// The event reader, with one event of lookahead (the end of a run of repeated elements is
+/// known only when the next sibling has been read).
+struct Stream<'a> {
+    input: &'a str,
+    reader: Reader<&'a [u8]>,
+    peeked: Option<Event<'a>>,
+    max_depth: usize,
+}
+
+impl<'a> Stream<'a> {
+    fn next(&mut self) -> Result<Event<'a>, Decline> {
+        match self.peeked.take() {
+            Some(event) => Ok(event),
+            None => self.reader.read_event().map_err(|_| Decline),
+        }
+    }
+
+    /// The next start or end tag inside an element that takes no text: comments and blank text
+    /// are skipped, anything else declines.
+    fn next_tag(&mut self) -> Result<Event<'a>, Decline> {
+        loop {
+            match self.next()? {
+                event @ (Event::Start(_) | Event::Empty(_) | Event::End(_)) => return Ok(event),
+                Event::Text(text) if is_blank(&text) => {}
+                Event::CData(data) if is_blank(&data) => {}
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+                _ => return Err(Decline),
+            }
+        }
+    }
+
+    /// The text of an element up to its end tag; a child element declines.
+    fn text(&mut self) -> Result<Cow<'a, str>, Decline> {
+        let mut text = Cow::Borrowed("");
+        loop {
+            let piece = match self.next()? {
+                Event::Text(piece) => piece.xml_content(XmlVersion::Implicit1_0),
+                Event::CData(piece) => piece.xml_content(XmlVersion::Implicit1_0),
+                Event::GeneralRef(reference) => {
+                    Cow::Owned(resolve_reference(&reference).map_err(|_| Decline)?)
+                }
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => continue,
+                Event::End(_) => return Ok(text),
+                _ => return Err(Decline),
+            };
+            if text.is_empty() {
+                text = piece;
+            } else {
+                text.to_mut().push_str(&piece);
+            }
+        }
+    }
+
+    /// The attributes of a start tag, borrowing from the input.
+    fn attributes(&self, start: &BytesStart<'a>) -> Result<Attributes<'a>, Decline> {
+        let raw = within(self.input, start.attributes_raw()).ok_or(Decline)?;
+        let mut attributes = Attributes::new(raw, 0);
+        attributes.with_checks(false);
+        Ok(attributes)
+    }
+}
+
+/// The name of an unprefixed element; a prefixed one declines.
+fn local<'e>(start: &'e BytesStart<'_>) -> Result<&'e str, Decline> {
+    let name: &str = start.name().into_inner();
+    if name.contains(':') {
+        Err(Decline)
+    } else {
+        Ok(name)
+    }
+}
+
+/// One element, from its start tag through its end tag.
+struct Element<'s, 'a> {
+    stream: &'s mut Stream<'a>,
+    start: BytesStart<'a>,
+    /// `<x/>`: there is no content and no end tag to read.
+    empty: bool,
+    ty: Type,
+    /// Its depth, the root's being 1.
+    depth: usize,
+    /// The root, whose namespace declaration has been checked.
+    root: bool,
+}
+
+impl<'a> Element<'_, 'a> {
+    /// The text of a scalar element, which has no attributes.
+    fn scalar_text(self) -> Result<Cow<'a, str>, Decline> {
+        if self.stream.attributes(&self.start)?.next().is_some() {
+            return Err(Decline);
+        }
+        if self.empty {
+            Ok(Cow::Borrowed(""))
+        } else {
+            self.stream.text()
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Element<'_, '_> {
+    type Error = Decline;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        let schema = match self.ty {
+            Type::Scalar(scalar) => {
+                let text = self.scalar_text()?;
+                return Text {
+                    text: &text,
+                    scalar,
+                }
+                .deserialize_any(visitor);
+            }
+            Type::Object(schema) => schema.resolve(),
+        };
+        let Kind::Object(fields) = schema.kind else {
+            return Err(Decline);
+        };
+        if fields.len() > 64 {
+            return Err(Decline);
+        }
+        let mut properties = Properties {
+            attributes: self.stream.attributes(&self.start)?,
+            stream: self.stream,
+            schema,
+            fields,
+            empty: self.empty,
+            depth: self.depth,
+            root: self.root,
+            phase: Phase::Attributes,
+            yielded: 0,
+            pending: Pending::Nothing,
+        };
+        let value = visitor.visit_map(&mut properties)?;
+        if matches!(properties.phase, Phase::Done) {
+            Ok(value)
+        } else {
+            Err(Decline)
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Decline> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Decline> {
+        let Type::Scalar(scalar) = self.ty else {
+            return Err(Decline);
+        };
+        let text = self.scalar_text()?;
+        Text {
+            text: &text,
+            scalar,
+        }
+        .deserialize_enum(name, variants, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// The text of an attribute, a text property or a scalar element, typed by its table.
+struct Text<'t> {
+    text: &'t str,
+    scalar: Scalar,
+}
+
+impl<'de> de::Deserializer<'de> for Text<'_> {
+    type Error = Decline;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        visit_scalar(self.text, self.scalar, visitor).map_err(|_| Decline)?
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Decline> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Decline> {
+        let variant: de::value::StrDeserializer<'_, Decline> = self.text.into_deserializer();
+        visitor.visit_enum(variant)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// Where the properties of an element stand, in the order the reference reader yields them.
+enum Phase {
+    Attributes,
+    /// The text property or the child elements.
+    Content,
+    /// Required arrays with no element, from this field index on.
+    Required(usize),
+    Done,
+}
+
+/// What the next value of the map is.
+enum Pending<'a> {
+    Nothing,
+    Text(Cow<'a, str>, Scalar),
+    Element(BytesStart<'a>, bool, &'static Field),
+    Sequence(BytesStart<'a>, bool, &'static Field),
+    Empty,
+}
+
+/// The properties of one object element, as a map.
+struct Properties<'s, 'a> {
+    stream: &'s mut Stream<'a>,
+    attributes: Attributes<'a>,
+    schema: &'static Schema,
+    fields: &'static [Field],
+    empty: bool,
+    depth: usize,
+    root: bool,
+    phase: Phase,
+    /// The properties yielded so far, by field index.
+    yielded: u64,
+    pending: Pending<'a>,
+}
+
+impl<'a> Properties<'_, 'a> {
+    fn key<'de, K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+        index: usize,
+        pending: Pending<'a>,
+    ) -> Result<Option<K::Value>, Decline> {
+        let bit = 1u64 << index;
+        if self.yielded & bit != 0 {
+            return Err(Decline);
+        }
+        self.yielded |= bit;
+        self.pending = pending;
+        seed.deserialize(self.fields[index].name.into_deserializer())
+            .map(Some)
+    }
+
+    /// The next attribute as a key, skipping the root's namespace declaration.
+    fn next_attribute(&mut self) -> Result<Option<(usize, Pending<'a>)>, Decline> {
+        for attribute in self.attributes.by_ref() {
+            let attribute = attribute.map_err(|_| Decline)?;
+            let key: &str = attribute.key.into_inner();
+            if self.root && key == "xmlns" {
+                continue;
+            }
+            let index = self
+                .fields
+                .iter()
+                .position(|field| field.node == XmlNode::Attribute && same(field.xml_name, key))
+                .ok_or(Decline)?;
+            let value = attribute
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map_err(|_| Decline)?;
+            if let Cow::Owned(value) = &value
+                && find_forbidden(value).is_some()
+            {
+                return Err(Decline);
+            }
+            let scalar = scalar_of(&self.fields[index]);
+            return Ok(Some((index, Pending::Text(value, scalar))));
+        }
+        Ok(None)
+    }
+
+    /// The next child element as a key, or `None` at the end tag.
+    fn next_child(&mut self) -> Result<Option<(usize, Pending<'a>)>, Decline> {
+        if self.empty {
+            return Ok(None);
+        }
+        let (start, empty) = match self.stream.next_tag()? {
+            Event::Start(start) => (start, false),
+            Event::Empty(start) => (start, true),
+            _ => return Ok(None),
+        };
+        if self.depth >= self.stream.max_depth {
+            return Err(Decline);
+        }
+        let name = local(&start)?;
+        let index = self
+            .fields
+            .iter()
+            .position(|field| field.node == XmlNode::Element && same(field.xml_name, name))
+            .ok_or(Decline)?;
+        let field = &self.fields[index];
+        let pending = if field.repeated {
+            Pending::Sequence(start, empty, field)
+        } else {
+            Pending::Element(start, empty, field)
+        };
+        Ok(Some((index, pending)))
+    }
+
+    /// Whether exactly one of the properties the schema names that way is present.
+    fn exactly_one_holds(&self) -> bool {
+        let names = self.schema.exactly_one_of;
+        names.is_empty()
+            || names
+                .iter()
+                .filter(|name| {
+                    self.fields
+                        .iter()
+                        .position(|field| field.name == **name)
+                        .is_some_and(|index| self.yielded & (1 << index) != 0)
+                })
+                .count()
+                == 1
+    }
+}
+
+impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
+    type Error = Decline;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Decline> {
+        loop {
+            match self.phase {
+                Phase::Attributes => match self.next_attribute()? {
+                    Some((index, pending)) => return self.key(seed, index, pending),
+                    None => self.phase = Phase::Content,
+                },
+                Phase::Content => {
+                    if let Some(index) = self
+                        .fields
+                        .iter()
+                        .position(|field| field.node == XmlNode::Text)
+                    {
+                        let text = if self.empty {
+                            Cow::Borrowed("")
+                        } else {
+                            self.stream.text()?
+                        };
+                        let scalar = scalar_of(&self.fields[index]);
+                        self.phase = Phase::Required(0);
+                        if !self.exactly_one_holds() {
+                            return Err(Decline);
+                        }
+                        return self.key(seed, index, Pending::Text(text, scalar));
+                    }
+                    match self.next_child()? {
+                        Some((index, pending)) => return self.key(seed, index, pending),
+                        None => {
+                            if !self.exactly_one_holds() {
+                                return Err(Decline);
+                            }
+                            self.phase = Phase::Required(0);
+                        }
+                    }
+                }
+                Phase::Required(from) => {
+                    let found = self.fields[from..]
+                        .iter()
+                        .position(|field| field.required && field.repeated);
+                    match found {
+                        Some(offset) if self.yielded & (1 << (from + offset)) == 0 => {
+                            self.phase = Phase::Required(from + offset + 1);
+                            return self.key(seed, from + offset, Pending::Empty);
+                        }
+                        Some(offset) => self.phase = Phase::Required(from + offset + 1),
+                        None => {
+                            self.phase = Phase::Done;
+                            return Ok(None);
+                        }
+                    }
+                }
+                Phase::Done => return Ok(None),
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Decline> {
+        match std::mem::replace(&mut self.pending, Pending::Nothing) {
+            Pending::Text(text, scalar) => seed.deserialize(Text {
+                text: &text,
+                scalar,
+            }),
+            Pending::Element(start, empty, field) => seed.deserialize(Element {
+                stream: &mut *self.stream,
+                start,
+                empty,
+                ty: field.ty,
+                depth: self.depth + 1,
+                root: false,
+            }),
+            Pending::Sequence(start, empty, field) => {
+                let map_key = match self.schema.compact {
+                    Compact::Map { items, key, .. } if field.name == items => {
+                        Some(key_attribute(field, key).ok_or(Decline)?)
+                    }
+                    _ => None,
+                };
+                seed.deserialize(Sequence {
+                    stream: &mut *self.stream,
+                    next: Some((start, empty)),
+                    field,
+                    depth: self.depth + 1,
+                    map_key,
+                    keys: Vec::new(),
+                })
+            }
+            Pending::Empty => seed.deserialize(Sequence {
+                stream: &mut *self.stream,
+                next: None,
+                field: &self.fields[0],
+                depth: self.depth + 1,
+                map_key: None,
+                keys: Vec::new(),
+            }),
+            Pending::Nothing => Err(Decline),
+        }
+    }
+}
+
+/// The XML name of the attribute holding the key of a map-form collection's items.
+fn key_attribute(items: &Field, key: &str) -> Option<&'static str> {
+    let Type::Object(item) = items.ty else {
+        return None;
+    };
+    let Kind::Object(fields) = item.resolve().kind else {
+        return None;
+    };
+    fields
+        .iter()
+        .find(|field| field.name == key && field.node == XmlNode::Attribute)
+        .map(|field| field.xml_name)
+}
+
+/// Name equality, inlined: names are short, and a call to `memcmp` for each candidate costs more
+/// than the comparison.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+fn scalar_of(field: &Field) -> Scalar {
+    match field.ty {
+        Type::Scalar(scalar) => scalar,
+        Type::Object(_) => Scalar::String,
+    }
+}
+
+/// The most keys of one `meta` the fast path tracks; a longer one goes to the reference reader,
+/// whose grouping is linear.
+const MAX_TRACKED_KEYS: usize = 32;
+
+/// The run of adjacent elements of one repeated property, as a sequence.
+struct Sequence<'s, 'a> {
+    stream: &'s mut Stream<'a>,
+    next: Option<(BytesStart<'a>, bool)>,
+    field: &'static Field,
+    depth: usize,
+    /// For the items of a map-form collection, the attribute holding their key.
+    map_key: Option<&'static str>,
+    /// The keys met so far, to decline items whose key is not grouped.
+    keys: Vec<Option<Cow<'a, str>>>,
+}
+
+impl<'a> Sequence<'_, 'a> {
+    /// Declines an item whose key appeared before, but not just before.
+    fn check_key(&mut self, start: &BytesStart<'a>) -> Result<(), Decline> {
+        let Some(name) = self.map_key else {
+            return Ok(());
+        };
+        let mut key = None;
+        for attribute in self.stream.attributes(start)? {
+            let attribute = attribute.map_err(|_| Decline)?;
+            if attribute.key.into_inner() == name {
+                key = Some(
+                    attribute
+                        .normalized_value(XmlVersion::Implicit1_0)
+                        .map_err(|_| Decline)?,
+                );
+                break;
+            }
+        }
+        if self.keys.last() == Some(&key) {
+            return Ok(());
+        }
+        if self.keys.contains(&key) || self.keys.len() >= MAX_TRACKED_KEYS {
+            return Err(Decline);
+        }
+        self.keys.push(key);
+        Ok(())
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Sequence<'_, '_> {
+    type Error = Decline;
+
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Decline> {
+        let value = visitor.visit_seq(&mut self)?;
+        if self.next.is_some() {
+            return Err(Decline);
+        }
+        Ok(value)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        visitor.visit_some(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de> SeqAccess<'de> for &mut Sequence<'_, '_> {
+    type Error = Decline;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Decline> {
+        let Some((start, empty)) = self.next.take() else {
+            return Ok(None);
+        };
+        self.check_key(&start)?;
+        let value = seed.deserialize(Element {
+            stream: &mut *self.stream,
+            start,
+            empty,
+            ty: self.field.ty,
+            depth: self.depth,
+            root: false,
+        })?;
+        match self.stream.next_tag()? {
+            Event::Start(start) if local(&start)? == self.field.xml_name => {
+                self.next = Some((start, false));
+            }
+            Event::Empty(start) if local(&start)? == self.field.xml_name => {
+                self.next = Some((start, true));
+            }
+            other => self.stream.peeked = Some(other),
+        }
+        Ok(Some(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core_api::{tables, types::PimType};
+
+    use super::read;
+    use crate::repr::Limits;
+
+    const NS: &str = "urn:core-interface:v1";
+
+    fn fast(inner: &str) -> Option<PimType> {
+        let text = format!(r#"<pim xmlns="{NS}" schemaVersion="5.6.0">{inner}</pim>"#);
+        read(
+            &text,
+            &tables::PIM_TYPE,
+            "pim",
+            Some(NS),
+            &Limits::default(),
+        )
+    }
+
+    #[test]
+    fn the_regular_message_takes_the_fast_path() {
+        let message = r#"
+          <meta><itm key="a">x &amp; y</itm><itm key="a"><![CDATA[<z>]]></itm><itm key="b">&#233;</itm></meta>
+          <kwds><kwd id="1" path="/a&amp;b&#9;c"/><!-- c --><kwd id="2" parentId="1"/></kwds>"#;
+        let read = fast(message).expect("taken");
+        let meta = serde_json::to_value(&read.meta).expect("serializes");
+        assert_eq!(meta["itm"][0]["value"], "x & y");
+        assert_eq!(meta["itm"][1]["value"], "<z>");
+        assert_eq!(meta["itm"][2]["value"], "é");
+        assert_eq!(
+            read.kwds.expect("kwds").kwd[0].path.as_deref(),
+            Some("/a&b\tc")
+        );
+        assert!(fast("").is_some());
+    }
+
+    #[test]
+    fn irregular_messages_and_errors_go_to_the_reference_reader() {
+        for inner in [
+            r#"<meta><itm key="a">1</itm><itm key="b">2</itm><itm key="a">3</itm></meta>"#,
+            r#"<kwds><kwd id="1"/></kwds><locales/><kwds><kwd id="2"/></kwds>"#,
+            r#"<kwds xmlns="urn:core-interface:v1"/>"#,
+            r#"<kwds><kwd id="x"/></kwds>"#,
+            r#"<kwds><kwd id="1" unknown="2"/></kwds>"#,
+            r#"<kwds>text</kwds>"#,
+            r#"<meta><itm key="a">x<b/></itm></meta>"#,
+            r#"<meta/><meta/>"#,
+        ] {
+            assert!(fast(inner).is_none(), "{inner}");
+        }
+        let prefixed = format!(r#"<p:pim xmlns:p="{NS}"/>"#);
+        let limits = Limits::default();
+        assert!(read::<PimType>(&prefixed, &tables::PIM_TYPE, "pim", Some(NS), &limits).is_none());
+    }
+}
