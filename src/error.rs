@@ -24,6 +24,12 @@ pub enum ApiError {
     /// The body exceeds the limit.
     #[error("the request body exceeds {0} bytes")]
     PayloadTooLarge(usize),
+    /// The credential is missing or not good (D-03).
+    #[error("{0}")]
+    NotAuthorized(crate::auth::AuthFailure),
+    /// The caller's roles do not grant the operation (D-04).
+    #[error("the token's roles do not grant operation '{}'", .0.id)]
+    Forbidden(&'static Operation),
     /// The addressed resource does not exist.
     #[error("{0}")]
     NotFound(String),
@@ -99,6 +105,15 @@ impl From<NotImplemented> for ApiError {
     }
 }
 
+impl From<crate::auth::AuthError> for ApiError {
+    fn from(error: crate::auth::AuthError) -> ApiError {
+        match error {
+            crate::auth::AuthError::Failure(failure) => ApiError::NotAuthorized(failure),
+            crate::auth::AuthError::Database(error) => ApiError::Internal(error.to_string()),
+        }
+    }
+}
+
 impl From<EncodeError> for ApiError {
     fn from(error: EncodeError) -> ApiError {
         ApiError::Internal(error.to_string())
@@ -113,6 +128,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::NotAuthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
@@ -132,6 +149,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => IssueCode::UnsupportedMediaType,
             ApiError::NotAcceptable(_) => IssueCode::NotAcceptable,
             ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
+            ApiError::NotAuthorized(_) => IssueCode::NotAuthorized,
+            ApiError::Forbidden(_) => IssueCode::NoAccess,
             ApiError::NotFound(_) => IssueCode::NotFound,
             ApiError::MethodNotAllowed { .. } => IssueCode::MethodNotAllowed,
             ApiError::NotImplemented(_) => IssueCode::NotImplemented,
@@ -146,6 +165,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => "Unsupported media type",
             ApiError::NotAcceptable(_) => "Not acceptable",
             ApiError::PayloadTooLarge(_) => "Payload too large",
+            ApiError::NotAuthorized(_) => "Not authorized",
+            ApiError::Forbidden(_) => "No access to the endpoint",
             ApiError::NotFound(_) => "Not found",
             ApiError::MethodNotAllowed { .. } => "Method not allowed",
             ApiError::NotImplemented(_) => "Not implemented",

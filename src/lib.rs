@@ -6,6 +6,7 @@
 /// (`perf` on `cargo bench --bench codecs`).
 pub use mimalloc::MiMalloc as Allocator;
 
+pub mod auth;
 pub mod error;
 pub mod http;
 pub mod modules;

@@ -4,9 +4,11 @@ use std::{net::SocketAddr, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 use core_server::{
+    auth::{self, Grant, Revoke},
     repr::Limits,
     server,
     settings::{DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, Settings},
+    storage::Database,
 };
 
 #[global_allocator]
@@ -22,20 +24,78 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Issues and revokes bearer tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+    /// Sets what a role grants.
+    Role {
+        #[command(subcommand)]
+        command: RoleCommand,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
     /// Serves the Core Interface over HTTP.
     Serve {
         /// The address to listen on.
         #[arg(long, env = "CORE_BIND", default_value = DEFAULT_BIND)]
         bind: SocketAddr,
-        /// The database: `sqlite://<file>` (created with its folder) or `postgres://…`.
-        #[arg(long, env = "CORE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
-        database_url: String,
+        #[command(flatten)]
+        database: DatabaseArg,
         /// The XML namespace of message roots (`{xml_namespace}`).
         #[arg(long, env = "CORE_XML_NAMESPACE", default_value = core_api::document::XML_NAMESPACE_DEFAULT)]
         xml_namespace: String,
         /// The largest request body accepted, in bytes.
         #[arg(long, env = "CORE_MAX_BODY_BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
         max_body_bytes: usize,
+    },
+}
+
+/// The database every subcommand works on.
+#[derive(clap::Args)]
+struct DatabaseArg {
+    /// The database: `sqlite://<file>` (created with its folder) or `postgres://…`.
+    #[arg(long, env = "CORE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
+    database_url: String,
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Issues a token and prints it, alone, on standard output: it is shown only this once.
+    Issue {
+        /// The user the token acts for (created if new).
+        #[arg(long)]
+        user: String,
+        /// A role of the token (created if new); `admin` grants every operation.
+        #[arg(long = "role")]
+        roles: Vec<String>,
+    },
+    /// Revokes a token, or every token of a user.
+    Revoke {
+        /// The token to revoke.
+        #[arg(required_unless_present = "user", conflicts_with = "user")]
+        token: Option<String>,
+        /// Revoke every token of this user instead.
+        #[arg(long)]
+        user: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum RoleCommand {
+    /// Lets a role (created if new) call every operation of modules, or single operations.
+    Grant {
+        /// The role.
+        role: String,
+        /// A module: `Common`, `CM`, `PIM`, `PEO` or `DAM`.
+        #[arg(long = "module")]
+        modules: Vec<String>,
+        /// An operation, by its operation id (`transform`, `channelsRetrieve`, …).
+        #[arg(long = "operation")]
+        operations: Vec<String>,
     },
 }
 
@@ -60,9 +120,11 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Command::Token { command, database } => token(command, &database.database_url).await,
+            Command::Role { command, database } => role(command, &database.database_url).await,
             Command::Serve {
                 bind,
-                database_url,
+                database: DatabaseArg { database_url },
                 xml_namespace,
                 max_body_bytes,
             } => {
@@ -73,7 +135,7 @@ fn main() -> ExitCode {
                     max_body_bytes,
                     limits: Limits::default(),
                 };
-                serve(settings).await
+                serve(settings).await.map_err(|error| error.to_string())
             }
         }
     });
@@ -84,6 +146,70 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+async fn token(command: TokenCommand, database_url: &str) -> Result<(), String> {
+    let database = open(database_url).await?;
+    match command {
+        TokenCommand::Issue { user, roles } => {
+            let token = auth::issue(&database, &user, &roles)
+                .await
+                .map_err(|error| error.to_string())?;
+            // Alone on standard output, so that scripts can capture it.
+            println!("{token}");
+            say(&format!(
+                "core-server: issued a token for user '{user}' with roles [{}]; it is not shown again",
+                roles.join(", ")
+            ));
+        }
+        TokenCommand::Revoke { token, user } => {
+            let target = match (&token, &user) {
+                (Some(token), _) => Revoke::Token(token),
+                (None, Some(user)) => Revoke::User(user),
+                (None, None) => return Err("give a token or --user".into()),
+            };
+            let revoked = auth::revoke(&database, target)
+                .await
+                .map_err(|error| error.to_string())?;
+            say(&format!("core-server: revoked {revoked} token(s)"));
+        }
+    }
+    Ok(())
+}
+
+async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
+    let database = open(database_url).await?;
+    match command {
+        RoleCommand::Grant {
+            role,
+            modules,
+            operations,
+        } => {
+            let grants: Vec<Grant<'_>> = modules
+                .iter()
+                .map(|module| Grant::Module(module))
+                .chain(
+                    operations
+                        .iter()
+                        .map(|operation| Grant::Operation(operation)),
+                )
+                .collect();
+            if grants.is_empty() {
+                return Err("give at least one --module or --operation".into());
+            }
+            auth::grant(&database, &role, &grants)
+                .await
+                .map_err(|error| error.to_string())?;
+            say(&format!("core-server: role '{role}' now grants {grants:?}"));
+        }
+    }
+    Ok(())
+}
+
+async fn open(database_url: &str) -> Result<Database, String> {
+    Database::connect(database_url)
+        .await
+        .map_err(|error| error.to_string())
 }
 
 async fn serve(settings: Settings) -> Result<(), server::ServeError> {

@@ -35,6 +35,8 @@ pub enum ServeError {
 pub struct RunningServer {
     /// The address it listens on (the real port when 0 was asked for).
     pub address: SocketAddr,
+    /// Its database, for tests and tools that set up users and data beside it.
+    pub database: Database,
     stop: oneshot::Sender<()>,
     task: JoinHandle<std::io::Result<()>>,
 }
@@ -60,7 +62,7 @@ impl RunningServer {
 pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let database = Database::connect(&settings.database_url).await?;
     let bind = settings.bind;
-    let service = Arc::new(Service::new(settings, database));
+    let service = Arc::new(Service::new(settings, database.clone()));
     let acceptor = TcpListener::bind(bind)
         .into_acceptor()
         .await
@@ -87,6 +89,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     });
     Ok(RunningServer {
         address,
+        database,
         stop,
         task,
     })

@@ -1,7 +1,9 @@
 //! The database: SQLite (a file, the default) or PostgreSQL, behind one `sqlx` `AnyPool`.
 //!
-//! The schema and its migrations arrive with the storage issue; for now the pool is opened at
-//! start (creating the SQLite file and its folder) and answers the health check.
+//! The pool is opened at start (creating the SQLite file and its folder) and the migrations of
+//! the backend (`migrations/sqlite`, `migrations/postgres`: one schema in two dialects) are run.
+//! Nothing the service needs lives in the process: every instance sharing a PostgreSQL database
+//! sees the same users, tokens and data, and ids come from the database.
 
 use std::path::Path;
 
@@ -24,7 +26,13 @@ pub enum StorageError {
     /// The database answered with an error.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("cannot migrate the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
 }
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// Which database a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +62,22 @@ impl Database {
             Backend::Postgres => 16,
         });
         let pool = options.connect(&url).await?;
-        if backend == Backend::Sqlite {
-            sqlx::query("PRAGMA journal_mode = WAL")
-                .execute(&pool)
-                .await?;
-        }
+        let migrations = match backend {
+            Backend::Sqlite => {
+                sqlx::query("PRAGMA journal_mode = WAL")
+                    .execute(&pool)
+                    .await?;
+                &SQLITE_MIGRATIONS
+            }
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrations.run(&pool).await?;
         Ok(Database { pool, backend })
+    }
+
+    /// The pool, for the modules' queries.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
     }
 
     /// Which database this is.
@@ -72,6 +90,39 @@ impl Database {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
+}
+
+/// The current time as the service stores and shows timestamps: ISO 8601 UTC with milliseconds
+/// (`2024-01-10T08:00:00.000Z`).
+pub fn now_utc() -> String {
+    format_utc(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default(),
+    )
+}
+
+/// Formats a time given as its distance from the Unix epoch.
+fn format_utc(since: std::time::Duration) -> String {
+    let seconds = since.as_secs();
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_millis()
+    )
 }
 
 /// Recognises the backend and, for SQLite, creates the file's folder and asks for the file to be
@@ -116,6 +167,21 @@ fn prepare(url: &str) -> Result<(Backend, String), StorageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_iso_8601_utc_with_milliseconds() {
+        use std::time::Duration;
+        assert_eq!(format_utc(Duration::ZERO), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            format_utc(Duration::from_millis(1_704_873_600_123)),
+            "2024-01-10T08:00:00.123Z"
+        );
+        assert_eq!(
+            format_utc(Duration::from_secs(951_868_799)),
+            "2000-02-29T23:59:59.000Z"
+        );
+        assert_eq!(now_utc().len(), 24);
+    }
 
     #[test]
     fn recognises_urls() {

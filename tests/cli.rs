@@ -80,6 +80,15 @@ fn serve_survives_a_closed_stderr() {
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+/// Runs a `core-server` subcommand on a database.
+fn core_server(args: &[&str], database_url: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_core-server"))
+        .args(args)
+        .args(["--database-url", database_url])
+        .output()
+        .expect("the binary runs")
+}
+
 #[test]
 fn serve_starts_and_answers() {
     let folder = std::env::temp_dir().join(format!("core-server-cli-{}", std::process::id()));
@@ -107,13 +116,43 @@ fn serve_starts_and_answers() {
     );
     assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
 
-    let request = "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-    let (status, body) = exchange(&address, request);
+    let components = |authorization: &str| {
+        format!(
+            "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\n{authorization}Content-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let (status, body) = exchange(&address, &components(""));
+    assert_eq!(status, 401);
+    assert!(body.contains("missing bearer token"), "{body}");
+
+    // `token issue` prints the token alone on stdout; the running server accepts it at once.
+    let token = core_server(
+        &["token", "issue", "--user", "ops", "--role", "admin"],
+        &url,
+    );
+    assert!(token.status.success());
+    let stdout = String::from_utf8(token.stdout).expect("UTF-8");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let token = stdout.trim();
+    let bearer = format!("Authorization: Bearer {token}\r\n");
+    let (status, body) = exchange(&address, &components(&bearer));
     assert_eq!(status, 501);
     assert!(
         body.contains("operation 'componentsRetrieve' is not implemented yet"),
         "{body}"
     );
+    let revoke = core_server(&["token", "revoke", token], &url);
+    assert!(
+        revoke.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoke.stderr)
+    );
+    assert!(revoke.stdout.is_empty());
+    let (status, body) = exchange(&address, &components(&bearer));
+    assert_eq!(status, 401);
+    assert!(body.contains("unknown or revoked token"), "{body}");
+    let again = core_server(&["token", "revoke", token], &url);
+    assert!(!again.status.success(), "revoking twice is an error");
     let _ = std::fs::remove_dir_all(&folder);
 }
 

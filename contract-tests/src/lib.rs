@@ -8,8 +8,10 @@ use std::{
 
 use core_api_support::{Representation, Schema};
 use core_server::{
+    auth,
     server::{RunningServer, start},
     settings::Settings,
+    storage::Database,
 };
 use serde_json::Value;
 
@@ -151,11 +153,16 @@ pub fn examples(document: &Value) -> Vec<Example> {
     out
 }
 
-/// A server started on a free port over a fresh in-memory SQLite database, for one test.
+/// A server started on a free port over a fresh in-memory SQLite database, for one test, with an
+/// `admin` token issued for it.
 pub struct TestServer {
     running: Option<RunningServer>,
     /// Its address.
     pub address: SocketAddr,
+    /// Its database.
+    pub database: Database,
+    /// A token of the role `admin`.
+    pub token: String,
 }
 
 impl TestServer {
@@ -172,10 +179,32 @@ impl TestServer {
         );
         adjust(&mut settings);
         let running = start(settings).await.expect("the server starts");
+        let token = auth::issue(&running.database, "tester", &[auth::ADMIN.to_string()])
+            .await
+            .expect("a token");
         TestServer {
             address: running.address,
+            database: running.database.clone(),
             running: Some(running),
+            token,
         }
+    }
+
+    /// A client that sends the `admin` token with every request.
+    pub fn client(&self) -> reqwest::Client {
+        self.client_with(&self.token)
+    }
+
+    /// A client that sends `Authorization: Bearer <token>` with every request.
+    pub fn client_with(&self, token: &str) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Ok(value) = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")) {
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .expect("a client")
     }
 
     /// The URL of a path.
@@ -189,4 +218,16 @@ impl TestServer {
             running.stop().await.expect("the server stops cleanly");
         }
     }
+}
+
+/// The value of an item of an error body's first issue (`code`, `description`, `errorMessage`).
+pub fn issue_item<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
+    let issue = &body["issues"][0];
+    issue["itm"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(issue["itms"][0]["itm"].as_array().into_iter().flatten())
+        .find(|item| item["key"] == key)
+        .and_then(|item| item["value"].as_str())
 }

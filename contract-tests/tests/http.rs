@@ -2,7 +2,7 @@
 //! the operation until it is implemented), the document is served, and requests no operation
 //! takes get documented error bodies.
 
-use contract_tests::{Example, TestServer, document, document_text, examples};
+use contract_tests::{Example, TestServer, document, document_text, examples, issue_item};
 use core_api_support::{Method, Operation, Representation};
 use serde_json::Value;
 
@@ -70,24 +70,13 @@ async fn call(
     request.send().await.expect("the server answers")
 }
 
-fn issue_item<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
-    let issue = &body["issues"][0];
-    issue["itm"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(issue["itms"][0]["itm"].as_array().into_iter().flatten())
-        .find(|item| item["key"] == key)
-        .and_then(|item| item["value"].as_str())
-}
-
 /// Operations implemented so far: they answer their documented request with 200.
 const IMPLEMENTED: &[&str] = &["transform"];
 
 #[tokio::test]
 async fn every_operation_answers_at_its_documented_method_and_path() {
     let server = TestServer::start().await;
-    let client = reqwest::Client::new();
+    let client = server.client();
     let document = document();
     assert_eq!(core_api::operations::ALL.len(), 27);
     for operation in core_api::operations::ALL {
@@ -133,7 +122,7 @@ async fn every_operation_answers_at_its_documented_method_and_path() {
 #[tokio::test]
 async fn a_bad_body_is_refused_before_the_operation_runs() {
     let server = TestServer::start().await;
-    let client = reqwest::Client::new();
+    let client = server.client();
     let response = client
         .post(server.url("/api/core/v1/common/keywords/persist"))
         .header("content-type", "application/xml; charset=UTF-8")
@@ -178,7 +167,8 @@ async fn a_bad_body_is_refused_before_the_operation_runs() {
 #[tokio::test]
 async fn transform_errors_use_the_documented_responses_type() {
     let server = TestServer::start().await;
-    let response = reqwest::Client::new()
+    let response = server
+        .client()
         .post(server.url("/api/core/v1/common/transform"))
         .header("content-type", "application/json")
         .body(r#"{"kwds":{"kwd":[{"id":"abc"}]}}"#)
@@ -200,7 +190,7 @@ async fn transform_errors_use_the_documented_responses_type() {
 #[tokio::test]
 async fn the_document_and_the_health_check_are_served() {
     let server = TestServer::start().await;
-    let client = reqwest::Client::new();
+    let client = server.client();
     let yaml = client
         .get(server.url("/openapi.yaml"))
         .send()
@@ -229,7 +219,7 @@ async fn the_document_and_the_health_check_are_served() {
 #[tokio::test]
 async fn requests_no_operation_takes_get_error_bodies() {
     let server = TestServer::start().await;
-    let client = reqwest::Client::new();
+    let client = server.client();
     for path in [
         "/api/core/v1/common/nope",
         "/api/core/v2/common/components/retrieve",
@@ -266,7 +256,7 @@ async fn requests_no_operation_takes_get_error_bodies() {
 #[tokio::test]
 async fn the_generated_client_talks_to_the_server() {
     let server = TestServer::start().await;
-    let client = core_client::Client::new(&server.url(""));
+    let client = core_client::Client::new_with_client(&server.url(""), server.client());
     let body = core_client::types::KeywordRequest {
         path: "/".into(),
         level: 1,
@@ -287,7 +277,7 @@ async fn the_xml_namespace_is_a_server_setting() {
     let namespace = "urn:example:catalogue";
     let server =
         TestServer::start_with(|settings| settings.xml_namespace = namespace.to_string()).await;
-    let client = reqwest::Client::new();
+    let client = server.client();
     let yaml = client
         .get(server.url("/openapi.yaml"))
         .send()
@@ -337,7 +327,8 @@ async fn an_oversized_body_is_refused() {
         r#"{{"kwds":{{"kwd":[{}]}}}}"#,
         vec![r#"{"path":"/x"}"#; 200].join(",")
     );
-    let answer = reqwest::Client::new()
+    let answer = server
+        .client()
         .post(server.url("/api/core/v1/common/keywords/persist"))
         .header("content-type", "application/json")
         .body(body)

@@ -14,7 +14,8 @@ async fn post(
     accept: &str,
     body: impl Into<reqwest::Body>,
 ) -> reqwest::Response {
-    reqwest::Client::new()
+    server
+        .client()
         .post(server.url(PATH))
         .header("content-type", content_type)
         .header("accept", accept)

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::negotiate;
 use crate::{
+    auth::{self, Caller},
     error::ApiError,
     repr::{DecodeError, Problem, path::Path, tree},
     service::Service,
@@ -28,6 +29,8 @@ pub struct Context {
     pub request: Option<&'static MediaType>,
     /// The media type of the answer.
     pub response: &'static MediaType,
+    /// Who is calling: for per-item access rights.
+    pub caller: Caller,
 }
 
 impl Host for Service {
@@ -40,6 +43,14 @@ impl Host for Service {
         request: &Request,
     ) -> Result<Context, ApiError> {
         let headers = request.headers();
+        // Credentials first: a caller who may not call learns nothing else, and no body is read.
+        let authorization = headers
+            .get(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes);
+        let caller = auth::authenticate(&self.database, authorization).await?;
+        if !caller.may(operation) {
+            return Err(ApiError::Forbidden(operation));
+        }
         let request_media = negotiate::request(operation, headers)?;
         let response = negotiate::response(
             operation,
@@ -50,6 +61,7 @@ impl Host for Service {
             operation,
             request: request_media,
             response,
+            caller,
         })
     }
 
@@ -191,6 +203,11 @@ impl Service {
             && let Ok(value) = HeaderValue::from_str(allowed)
         {
             response.headers_mut().insert(header::ALLOW, value);
+        }
+        if let ApiError::NotAuthorized(_) = error {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
     }

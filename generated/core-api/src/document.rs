@@ -5964,7 +5964,7 @@ pub const OPENAPI_JSON: &str = r##"{
       "bearerAuth": {
         "type": "http",
         "scheme": "bearer",
-        "description": "Every request carries the header `Authorization: Bearer <ACCESS_TOKEN>`. Tokens are opaque,\nissued by the operator with `core-server token issue` (no issuance under `/api/core/v1`, D-02).\n"
+        "description": "Every request carries the header `Authorization: Bearer <ACCESS_TOKEN>`. Tokens are opaque,\nissued by the operator with `core-server token issue` (no issuance under `/api/core/v1`, D-02)\nand revoked with `core-server token revoke`. A token carries roles: the role `admin` grants\nevery operation, other roles grant modules or single operations (`core-server role grant`);\nan operation the roles do not grant answers 403 (D-04).\n"
       }
     },
     "parameters": {

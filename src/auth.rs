@@ -1,0 +1,356 @@
+//! Bearer authentication and access rights (specification, "Authentication"; D-02, D-03, D-04).
+//!
+//! A token is `<selector>.<secret>`: 8 random bytes that find its row and 32 random bytes (256
+//! bits) of which only the SHA-256 is stored, compared in constant time. Tokens belong to a user
+//! and carry roles; a role grants modules or operations, and the built-in role `admin` grants
+//! every operation. Everything is read from the database on each request, so a revocation holds
+//! at once on every server instance.
+
+use core_api_support::Operation;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+use crate::storage::{Database, now_utc};
+
+/// The role that grants every operation.
+pub const ADMIN: &str = "admin";
+
+/// Who is calling, once the token is checked.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The user the token was issued to.
+    pub user: String,
+    /// The token's roles.
+    pub roles: Vec<String>,
+    /// What the roles grant: `module:<Module>` and `operation:<operationId>`.
+    grants: Vec<String>,
+}
+
+impl Caller {
+    /// Whether the caller may call the operation.
+    pub fn may(&self, operation: &Operation) -> bool {
+        self.roles.iter().any(|role| role == ADMIN)
+            || self.grants.iter().any(|grant| {
+                grant.strip_prefix("module:") == Some(operation.module)
+                    || grant.strip_prefix("operation:") == Some(operation.id)
+            })
+    }
+
+    /// Whether the caller holds one of the roles an item is restricted to (none: unrestricted).
+    pub fn holds_any(&self, roles: &[String]) -> bool {
+        roles.is_empty()
+            || self.roles.iter().any(|role| role == ADMIN)
+            || roles.iter().any(|role| self.roles.contains(role))
+    }
+}
+
+/// Why a request is not authorized (the `errorMessage` of the 401 answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AuthFailure {
+    /// No `Authorization` header.
+    #[error("missing bearer token")]
+    Missing,
+    /// A header that is not `Bearer <token>`.
+    #[error("the Authorization header is not a bearer token")]
+    NotBearer,
+    /// A token that is malformed, unknown or revoked (not told apart, so nothing is learnt).
+    #[error("unknown or revoked token")]
+    Unknown,
+}
+
+/// Why an access command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AccessError {
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The system could not provide random bytes.
+    #[error("no random bytes: {0}")]
+    Random(String),
+    /// A name that cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+    /// Nothing matched.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+/// Checks the `Authorization` header value and finds the caller.
+pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<Caller, AuthError> {
+    let header = header.ok_or(AuthError::Failure(AuthFailure::Missing))?;
+    let header = std::str::from_utf8(header).map_err(|_| AuthFailure::NotBearer)?;
+    let (scheme, token) = header
+        .trim()
+        .split_once(' ')
+        .ok_or(AuthFailure::NotBearer)?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthFailure::NotBearer.into());
+    }
+    let (selector, secret) = token.trim().split_once('.').ok_or(AuthFailure::Unknown)?;
+    let pool = database.pool();
+    let row = sqlx::query(
+        "SELECT t.id, t.secret_hash, u.name FROM tokens t JOIN users u ON u.id = t.user_id \
+         WHERE t.selector = $1 AND t.revoked_at IS NULL",
+    )
+    .bind(selector)
+    .fetch_optional(pool)
+    .await?;
+    let Some(row) = row else {
+        return Err(AuthFailure::Unknown.into());
+    };
+    let stored: String = row.try_get("secret_hash")?;
+    if !constant_time_eq(stored.as_bytes(), hash(secret).as_bytes()) {
+        return Err(AuthFailure::Unknown.into());
+    }
+    let token_id: i64 = row.try_get("id")?;
+    let rows = sqlx::query(
+        "SELECT r.name AS role, g.kind, g.name FROM token_roles tr JOIN roles r ON r.id = tr.role_id \
+         LEFT JOIN role_grants g ON g.role_id = r.id WHERE tr.token_id = $1",
+    )
+    .bind(token_id)
+    .fetch_all(pool)
+    .await?;
+    let mut caller = Caller {
+        user: row.try_get("name")?,
+        roles: Vec::new(),
+        grants: Vec::new(),
+    };
+    for row in rows {
+        let role: String = row.try_get("role")?;
+        if !caller.roles.contains(&role) {
+            caller.roles.push(role);
+        }
+        let kind: Option<String> = row.try_get("kind")?;
+        let name: Option<String> = row.try_get("name")?;
+        if let (Some(kind), Some(name)) = (kind, name) {
+            caller.grants.push(format!("{kind}:{name}"));
+        }
+    }
+    Ok(caller)
+}
+
+/// Why `authenticate` refused.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// The credential is not good: 401.
+    #[error(transparent)]
+    Failure(#[from] AuthFailure),
+    /// The database failed: 500.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Issues a token to `user` (created if new) with `roles` (created if new) and returns it: the
+/// only time it is ever shown.
+pub async fn issue(
+    database: &Database,
+    user: &str,
+    roles: &[String],
+) -> Result<String, AccessError> {
+    check_name("user", user)?;
+    for role in roles {
+        check_name("role", role)?;
+    }
+    let selector = hex::encode(random::<8>()?);
+    let secret = hex::encode(random::<32>()?);
+    let now = now_utc();
+    let mut transaction = database.pool().begin().await?;
+    let user_id = ensure(&mut transaction, Named::User, user, &now).await?;
+    let token_id: i64 = sqlx::query(
+        "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
+         RETURNING id",
+    )
+    .bind(&selector)
+    .bind(hash(&secret))
+    .bind(user_id)
+    .bind(&now)
+    .fetch_one(&mut *transaction)
+    .await?
+    .try_get("id")?;
+    for role in roles {
+        let role_id = ensure(&mut transaction, Named::Role, role, &now).await?;
+        sqlx::query(
+            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(token_id)
+        .bind(role_id)
+        .execute(&mut *transaction)
+        .await?;
+    }
+    transaction.commit().await?;
+    Ok(format!("{selector}.{secret}"))
+}
+
+/// Revokes one token (given whole), or every token of a user; returns how many were revoked.
+pub async fn revoke(database: &Database, target: Revoke<'_>) -> Result<u64, AccessError> {
+    let now = now_utc();
+    let result = match target {
+        Revoke::Token(token) => {
+            let (selector, secret) = token
+                .trim()
+                .split_once('.')
+                .ok_or_else(|| AccessError::Invalid("not a token of this service".into()))?;
+            sqlx::query(
+                "UPDATE tokens SET revoked_at = $1 WHERE selector = $2 AND secret_hash = $3 \
+                 AND revoked_at IS NULL",
+            )
+            .bind(&now)
+            .bind(selector)
+            .bind(hash(secret))
+            .execute(database.pool())
+            .await?
+        }
+        Revoke::User(user) => {
+            sqlx::query(
+                "UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND user_id IN \
+                 (SELECT id FROM users WHERE name = $2)",
+            )
+            .bind(&now)
+            .bind(user)
+            .execute(database.pool())
+            .await?
+        }
+    };
+    match result.rows_affected() {
+        0 => Err(AccessError::NotFound("no active token matched".into())),
+        revoked => Ok(revoked),
+    }
+}
+
+/// What `revoke` revokes.
+#[derive(Debug, Clone, Copy)]
+pub enum Revoke<'a> {
+    /// One token, given whole.
+    Token(&'a str),
+    /// Every token of the user with this name.
+    User(&'a str),
+}
+
+/// What a role grant names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant<'a> {
+    /// Every operation of a module (`Common`, `CM`, `PIM`, `PEO`, `DAM`).
+    Module(&'a str),
+    /// One operation, by its operation id.
+    Operation(&'a str),
+}
+
+/// Lets `role` (created if new) call a module's operations or one operation. Names are checked
+/// against the document's operations, so a typo is refused rather than granting nothing.
+pub async fn grant(
+    database: &Database,
+    role: &str,
+    grants: &[Grant<'_>],
+) -> Result<(), AccessError> {
+    check_name("role", role)?;
+    let operations = core_api::operations::ALL;
+    for grant in grants {
+        let known = match grant {
+            Grant::Module(name) => operations.iter().any(|operation| operation.module == *name),
+            Grant::Operation(name) => operations.iter().any(|operation| operation.id == *name),
+        };
+        if !known {
+            return Err(AccessError::Invalid(format!(
+                "{grant:?} names no module or operation of the document"
+            )));
+        }
+    }
+    let now = now_utc();
+    let mut transaction = database.pool().begin().await?;
+    let role_id = ensure(&mut transaction, Named::Role, role, &now).await?;
+    for grant in grants {
+        let (kind, name) = match grant {
+            Grant::Module(name) => ("module", name),
+            Grant::Operation(name) => ("operation", name),
+        };
+        sqlx::query(
+            "INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        )
+        .bind(role_id)
+        .bind(kind)
+        .bind(*name)
+        .execute(&mut *transaction)
+        .await?;
+    }
+    transaction.commit().await?;
+    Ok(())
+}
+
+/// The tables of named records `ensure` fills.
+#[derive(Clone, Copy)]
+enum Named {
+    User,
+    Role,
+}
+
+/// The id of the named user or role, inserting it when missing.
+async fn ensure(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Any>,
+    table: Named,
+    name: &str,
+    now: &str,
+) -> Result<i64, AccessError> {
+    let (insert, select) = match table {
+        Named::User => (
+            sqlx::query("INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
+                .bind(name)
+                .bind(now),
+            "SELECT id FROM users WHERE name = $1",
+        ),
+        Named::Role => (
+            sqlx::query("INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING").bind(name),
+            "SELECT id FROM roles WHERE name = $1",
+        ),
+    };
+    insert.execute(&mut **transaction).await?;
+    let id = sqlx::query(select)
+        .bind(name)
+        .fetch_one(&mut **transaction)
+        .await?
+        .try_get("id")?;
+    Ok(id)
+}
+
+fn check_name(what: &str, name: &str) -> Result<(), AccessError> {
+    let valid = !name.is_empty()
+        && name.len() <= 200
+        && !name.chars().any(|ch| ch.is_control() || ch.is_whitespace());
+    if valid {
+        Ok(())
+    } else {
+        Err(AccessError::Invalid(format!(
+            "a {what} name is 1 to 200 characters without spaces or control characters: {name:?}"
+        )))
+    }
+}
+
+fn random<const N: usize>() -> Result<[u8; N], AccessError> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|error| AccessError::Random(error.to_string()))?;
+    Ok(bytes)
+}
+
+fn hash(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// Equality whose time does not depend on where the inputs differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let difference = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(difference) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparison_is_exact() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}
