@@ -99,7 +99,7 @@ pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<
         return Err(AuthFailure::Unknown.into());
     };
     let stored: String = row.try_get("secret_hash")?;
-    if !constant_time_eq(stored.as_bytes(), hash(secret).as_bytes()) {
+    if !constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes()) {
         return Err(AuthFailure::Unknown.into());
     }
     let token_id: i64 = row.try_get("id")?;
@@ -161,7 +161,7 @@ pub async fn issue(
          RETURNING id",
     )
     .bind(&selector)
-    .bind(hash(&secret))
+    .bind(hash_secret(&secret))
     .bind(user_id)
     .bind(&now)
     .fetch_one(&mut *transaction)
@@ -196,7 +196,7 @@ pub async fn revoke(database: &Database, target: Revoke<'_>) -> Result<u64, Acce
             )
             .bind(&now)
             .bind(selector)
-            .bind(hash(secret))
+            .bind(hash_secret(secret))
             .execute(database.pool())
             .await?
         }
@@ -235,6 +235,25 @@ pub enum Grant<'a> {
     Operation(&'a str),
 }
 
+impl<'a> Grant<'a> {
+    /// Whether a module or operation of the document has this name.
+    pub fn names_something(&self) -> bool {
+        let operations = core_api::operations::ALL;
+        match self {
+            Grant::Module(name) => operations.iter().any(|operation| operation.module == *name),
+            Grant::Operation(name) => operations.iter().any(|operation| operation.id == *name),
+        }
+    }
+
+    /// The grant as stored: its kind (`module`, `operation`) and name.
+    pub fn parts(&self) -> (&'static str, &'a str) {
+        match self {
+            Grant::Module(name) => ("module", name),
+            Grant::Operation(name) => ("operation", name),
+        }
+    }
+}
+
 /// Lets `role` (created if new) call a module's operations or one operation. Names are checked
 /// against the document's operations, so a typo is refused rather than granting nothing.
 pub async fn grant(
@@ -243,13 +262,8 @@ pub async fn grant(
     grants: &[Grant<'_>],
 ) -> Result<(), AccessError> {
     check_name("role", role)?;
-    let operations = core_api::operations::ALL;
     for grant in grants {
-        let known = match grant {
-            Grant::Module(name) => operations.iter().any(|operation| operation.module == *name),
-            Grant::Operation(name) => operations.iter().any(|operation| operation.id == *name),
-        };
-        if !known {
+        if !grant.names_something() {
             return Err(AccessError::Invalid(format!(
                 "{grant:?} names no module or operation of the document"
             )));
@@ -259,16 +273,13 @@ pub async fn grant(
     let mut transaction = database.pool().begin().await?;
     let role_id = ensure(&mut transaction, Named::Role, role, &now).await?;
     for grant in grants {
-        let (kind, name) = match grant {
-            Grant::Module(name) => ("module", name),
-            Grant::Operation(name) => ("operation", name),
-        };
+        let (kind, name) = grant.parts();
         sqlx::query(
             "INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
         )
         .bind(role_id)
         .bind(kind)
-        .bind(*name)
+        .bind(name)
         .execute(&mut *transaction)
         .await?;
     }
@@ -330,7 +341,8 @@ fn random<const N: usize>() -> Result<[u8; N], AccessError> {
     Ok(bytes)
 }
 
-fn hash(secret: &str) -> String {
+/// The stored form of a token's secret: its SHA-256, in hex.
+pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 

@@ -7,6 +7,7 @@
 pub use mimalloc::MiMalloc as Allocator;
 
 pub mod auth;
+pub mod bootstrap;
 pub mod error;
 pub mod http;
 pub mod modules;

@@ -5,6 +5,7 @@ use std::{net::SocketAddr, process::ExitCode};
 use clap::{Parser, Subcommand};
 use core_server::{
     auth::{self, Grant, Revoke},
+    bootstrap,
     repr::Limits,
     server,
     settings::{DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, Settings},
@@ -31,6 +32,13 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArg,
     },
+    /// Loads a bootstrap document (reference data; all or nothing, idempotent by tid).
+    Import {
+        /// The JSON document (format: openapi/bootstrap.schema.json).
+        file: std::path::PathBuf,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
     /// Sets what a role grants.
     Role {
         #[command(subcommand)]
@@ -51,6 +59,9 @@ enum Command {
         /// The largest request body accepted, in bytes.
         #[arg(long, env = "CORE_MAX_BODY_BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
         max_body_bytes: usize,
+        /// A bootstrap document to load before serving (as `import` does).
+        #[arg(long)]
+        bootstrap: Option<std::path::PathBuf>,
     },
 }
 
@@ -122,11 +133,13 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Token { command, database } => token(command, &database.database_url).await,
             Command::Role { command, database } => role(command, &database.database_url).await,
+            Command::Import { file, database } => import(&file, &database.database_url).await,
             Command::Serve {
                 bind,
                 database: DatabaseArg { database_url },
                 xml_namespace,
                 max_body_bytes,
+                bootstrap,
             } => {
                 let settings = Settings {
                     bind,
@@ -134,6 +147,7 @@ fn main() -> ExitCode {
                     xml_namespace,
                     max_body_bytes,
                     limits: Limits::default(),
+                    bootstrap,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }
@@ -203,6 +217,19 @@ async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
             say(&format!("core-server: role '{role}' now grants {grants:?}"));
         }
     }
+    Ok(())
+}
+
+async fn import(file: &std::path::Path, database_url: &str) -> Result<(), String> {
+    let database = open(database_url).await?;
+    let loaded = bootstrap::load_file(&database, file)
+        .await
+        .map_err(|error| format!("nothing was imported: {error}"))?;
+    say(&format!(
+        "core-server: imported {} ({} records inserted or updated)",
+        file.display(),
+        loaded.records
+    ));
     Ok(())
 }
 

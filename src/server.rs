@@ -21,6 +21,9 @@ pub enum ServeError {
     /// The database could not be opened.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// The bootstrap document could not be loaded (nothing of it was).
+    #[error(transparent)]
+    Bootstrap(#[from] crate::bootstrap::BootstrapError),
     /// The address could not be bound, or serving failed.
     #[error("{context}: {source}")]
     Io {
@@ -61,6 +64,10 @@ impl RunningServer {
 /// Opens the database, binds the address and serves in the background.
 pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let database = Database::connect(&settings.database_url).await?;
+    if let Some(file) = &settings.bootstrap {
+        let loaded = crate::bootstrap::load_file(&database, file).await?;
+        tracing::info!(file = %file.display(), records = loaded.records, "bootstrap loaded");
+    }
     let bind = settings.bind;
     let service = Arc::new(Service::new(settings, database.clone()));
     let acceptor = TcpListener::bind(bind)

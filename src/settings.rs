@@ -17,6 +17,8 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Decoding limits.
     pub limits: Limits,
+    /// A bootstrap document loaded before serving (`--bootstrap`).
+    pub bootstrap: Option<std::path::PathBuf>,
 }
 
 /// The default address.
@@ -35,6 +37,7 @@ impl Settings {
             xml_namespace: core_api::document::XML_NAMESPACE_DEFAULT.to_string(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             limits: Limits::default(),
+            bootstrap: None,
         }
     }
 }

@@ -172,3 +172,73 @@ fn an_unsupported_database_url_is_refused_with_a_message() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unsupported database URL"), "{stderr}");
 }
+
+#[test]
+fn import_loads_a_document_and_refuses_a_broken_one_whole() {
+    let folder = std::env::temp_dir().join(format!("core-server-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let url = format!("sqlite://{}/core.db", folder.display());
+    let good = folder.join("good.json");
+    std::fs::write(
+        &good,
+        r#"{"locales": [{"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}],
+            "tokens": [{"user": "ci", "roles": ["admin"], "token": "0123456789abcdef.0123456789abcdef0123456789abcdef"}]}"#,
+    )
+    .expect("writes");
+    for _ in 0..2 {
+        let output = core_server(&["import", &good.display().to_string()], &url);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(stderr.contains("records inserted or updated"), "{stderr}");
+    }
+    let broken = folder.join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"{"locales": [{"tid": "deDE", "language": "de", "country": "DE", "name": "x"}]}"#,
+    )
+    .expect("writes");
+    let output = core_server(&["import", &broken.display().to_string()], &url);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr
+            .contains("nothing was imported: locales[0] (deDE): tid: must be <language>_<COUNTRY>"),
+        "{stderr}"
+    );
+
+    // `serve --bootstrap` loads before it listens: the declared token works at once.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            &url,
+            "--bootstrap",
+        ])
+        .arg(&good)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = Server(child);
+    let address = BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.split("listening on http://")
+                .nth(1)
+                .map(|a| a.trim().to_string())
+        })
+        .expect("listening");
+    let request = "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer 0123456789abcdef.0123456789abcdef0123456789abcdef\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    let (status, _) = exchange(&address, request);
+    assert_eq!(
+        status, 501,
+        "authorized; the operation itself is not implemented yet"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&folder);
+}
