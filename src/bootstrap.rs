@@ -52,6 +52,9 @@ pub struct Bootstrap {
     /// Products with their asset links, by `tid`.
     #[serde(default)]
     pub products: Vec<Product>,
+    /// Keywords, by `path`; a parent comes before its children (or is stored already).
+    #[serde(default)]
+    pub keywords: Vec<Keyword>,
     /// Users, by name.
     #[serde(default)]
     pub users: Vec<String>,
@@ -265,6 +268,20 @@ pub struct ProductAsset {
     pub asset: String,
     /// The link type: an attribute definition, by `tid`.
     pub link_type: String,
+}
+
+/// A keyword. Its default name is the last segment of its path (D-15).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Keyword {
+    /// `/`-separated, such as `/Materials/Cotton`; the parent is the path without its last segment.
+    pub path: String,
+    /// Localized names, by locale tid (replaced on a second load).
+    #[serde(default)]
+    pub names: BTreeMap<String, String>,
+    /// Linked assets, by `tid` (replaced on a second load).
+    #[serde(default)]
+    pub assets: Vec<String>,
 }
 
 /// A role.
@@ -526,6 +543,35 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
             }
         }
     }
+    let mut paths = HashSet::new();
+    for (index, keyword) in document.keywords.iter().enumerate() {
+        let record = format!("keywords[{index}] ({})", keyword.path);
+        let segments: Vec<&str> = keyword.path.split('/').skip(1).collect();
+        let valid = keyword.path.starts_with('/')
+            && !segments.is_empty()
+            && segments.iter().all(|segment| !segment.trim().is_empty());
+        if !valid {
+            return Err(invalid(
+                record,
+                "path",
+                "must be /-separated non-empty names, such as /Materials/Cotton",
+            ));
+        }
+        if !paths.insert(keyword.path.as_str()) {
+            return Err(invalid(record, "path", "is declared twice"));
+        }
+        if let Some(asset) = keyword
+            .assets
+            .iter()
+            .find(|asset| !assets.contains(asset.as_str()))
+        {
+            return Err(invalid(
+                record,
+                "assets",
+                format!("'{asset}' is not an asset of the document"),
+            ));
+        }
+    }
     for (index, name) in document.channel_attributes.iter().enumerate() {
         if !definitions.contains(name.as_str()) {
             return Err(invalid(
@@ -727,6 +773,12 @@ impl Loader<'_, '_> {
                 .await
                 .map_err(|error| error.within(|| format!("products[{index}] ({})", product.tid)))?;
         }
+        for (index, keyword) in document.keywords.iter().enumerate() {
+            let record = || format!("keywords[{index}] ({})", keyword.path);
+            self.keyword(keyword, record)
+                .await
+                .map_err(|error| error.within(record))?;
+        }
         for user in &document.users {
             self.user(user).await?;
         }
@@ -903,6 +955,73 @@ impl Loader<'_, '_> {
             .execute(&mut **self.transaction)
             .await?;
             self.loaded.records += 1;
+        }
+        Ok(())
+    }
+
+    async fn keyword(
+        &mut self,
+        keyword: &Keyword,
+        record: impl Fn() -> String,
+    ) -> Result<(), BootstrapError> {
+        let (parent, name) = keyword.path.rsplit_once('/').unwrap_or_default();
+        let parent_id: Option<i64> = if parent.is_empty() {
+            None
+        } else {
+            let found = sqlx::query("SELECT id FROM keywords WHERE path = $1")
+                .bind(parent)
+                .fetch_optional(&mut **self.transaction)
+                .await?;
+            match found {
+                Some(row) => Some(row.try_get("id")?),
+                None => {
+                    return Err(invalid(
+                        record(),
+                        "path",
+                        format!(
+                            "the parent keyword '{parent}' is neither declared before it nor stored"
+                        ),
+                    ));
+                }
+            }
+        };
+        sqlx::query(
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at)              SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords              WHERE parent_id IS NOT DISTINCT FROM $1 ON CONFLICT (path) DO NOTHING",
+        )
+        .bind(parent_id)
+        .bind(name)
+        .bind(&keyword.path)
+        .bind(&self.now)
+        .execute(&mut **self.transaction)
+        .await?;
+        self.loaded.records += 1;
+        let keyword_id = self
+            .id("SELECT id FROM keywords WHERE path = $1", &keyword.path)
+            .await?;
+        sqlx::query("DELETE FROM keyword_names WHERE keyword_id = $1")
+            .bind(keyword_id)
+            .execute(&mut **self.transaction)
+            .await?;
+        for (loc, name) in &keyword.names {
+            sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
+                .bind(keyword_id)
+                .bind(loc)
+                .bind(name)
+                .execute(&mut **self.transaction)
+                .await?;
+        }
+        sqlx::query("DELETE FROM keyword_assets WHERE keyword_id = $1")
+            .bind(keyword_id)
+            .execute(&mut **self.transaction)
+            .await?;
+        for asset in &keyword.assets {
+            sqlx::query(
+                "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT $1, id FROM assets WHERE tid = $2                  ON CONFLICT DO NOTHING",
+            )
+            .bind(keyword_id)
+            .bind(asset)
+            .execute(&mut **self.transaction)
+            .await?;
         }
         Ok(())
     }

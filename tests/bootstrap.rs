@@ -68,6 +68,11 @@ fn document(suffix: &str, product_name: &str) -> Value {
         }],
         "products": [{"tid": format!("P{suffix}"), "name": product_name,
             "assets": [{"asset": format!("A{suffix}"), "linkType": format!("Images{suffix}")}]}],
+        "keywords": [
+            {"path": format!("/Materials{suffix}"), "names": {"de_DE": "Materialien"}},
+            {"path": format!("/Materials{suffix}/Cotton"), "names": {"de_DE": "Baumwolle"}, "assets": [format!("A{suffix}")]},
+            {"path": format!("/Materials{suffix}/Linen")}
+        ],
         "users": [format!("editor{suffix}")],
         "roles": [{"name": "marketing", "modules": ["Common"], "operations": ["channelsRetrieve"]}],
         "tokens": [{"user": format!("editor{suffix}"), "roles": ["marketing"], "token": token(suffix)}]
@@ -156,6 +161,22 @@ async fn loads_twice_without_duplicates(database: &Database, suffix: &str) {
             "SELECT COUNT(*) FROM role_grants g JOIN roles r ON r.id = g.role_id WHERE r.name = $1",
             "marketing".to_string(),
         ),
+        (
+            "SELECT COUNT(*) FROM keywords WHERE path = $1",
+            format!("/Materials{suffix}/Cotton"),
+        ),
+        (
+            "SELECT COUNT(*) FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id WHERE k.path = $1",
+            format!("/Materials{suffix}/Cotton"),
+        ),
+        (
+            "SELECT COUNT(*) FROM keyword_assets l JOIN keywords k ON k.id = l.keyword_id WHERE k.path = $1",
+            format!("/Materials{suffix}/Cotton"),
+        ),
+        (
+            "SELECT COUNT(*) FROM keywords c JOIN keywords p ON p.id = c.parent_id WHERE p.path = $1 AND c.order_number = 2 AND c.name = 'Linen'",
+            format!("/Materials{suffix}"),
+        ),
     ] {
         let expected = if query.contains("role_grants") { 2 } else { 1 };
         assert_eq!(
@@ -201,6 +222,7 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
         json!([{"tid": "fr_FR", "language": "fr", "country": "FR", "name": "Français"}]);
     conflicting["assets"][0]["tid"] = json!(format!("B{suffix}"));
     conflicting["products"] = json!([]);
+    conflicting["keywords"] = json!([]);
     let first = write(&folder, &document(suffix, "Shirt"));
     bootstrap::load_file(database, &first).await.expect("loads");
     let error = bootstrap::load_file(database, &write(&folder, &conflicting))
@@ -227,6 +249,30 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
             database,
             "SELECT COUNT(*) FROM assets WHERE tid = $1",
             &format!("B{suffix}")
+        )
+        .await,
+        0
+    );
+
+    // A keyword whose parent is neither declared nor stored: refused at writing, all rolled back.
+    let mut orphan = document(suffix, "Shirt");
+    orphan["locales"] =
+        json!([{"tid": "fr_FR", "language": "fr", "country": "FR", "name": "Français"}]);
+    orphan["keywords"] = json!([{"path": format!("/Nope{suffix}/Child")}]);
+    let error = bootstrap::load_file(database, &write(&folder, &orphan))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "keywords[0] (/Nope{suffix}/Child): path: the parent keyword '/Nope{suffix}' is neither declared before it nor stored"
+        )
+    );
+    assert_eq!(
+        count(
+            database,
+            "SELECT COUNT(*) FROM locales WHERE tid = $1",
+            "fr_FR"
         )
         .await,
         0
