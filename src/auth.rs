@@ -8,7 +8,7 @@
 
 use core_api_support::Operation;
 use sha2::{Digest, Sha256};
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 use crate::storage::{Database, now_utc};
 
@@ -34,13 +34,6 @@ impl Caller {
                 grant.strip_prefix("module:") == Some(operation.module)
                     || grant.strip_prefix("operation:") == Some(operation.id)
             })
-    }
-
-    /// Whether the caller holds one of the roles an item is restricted to (none: unrestricted).
-    pub fn holds_any(&self, roles: &[String]) -> bool {
-        roles.is_empty()
-            || self.roles.iter().any(|role| role == ADMIN)
-            || roles.iter().any(|role| self.roles.contains(role))
     }
 }
 
@@ -87,41 +80,38 @@ pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<
         return Err(AuthFailure::NotBearer.into());
     }
     let (selector, secret) = token.trim().split_once('.').ok_or(AuthFailure::Unknown)?;
-    let pool = database.pool();
-    let row = sqlx::query(
-        "SELECT t.id, t.secret_hash, u.name FROM tokens t JOIN users u ON u.id = t.user_id \
+    // One round trip: the token's row repeated for each of its roles' grants.
+    let rows = sqlx::query(
+        "SELECT t.secret_hash, u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
+         FROM tokens t JOIN users u ON u.id = t.user_id \
+         LEFT JOIN token_roles tr ON tr.token_id = t.id LEFT JOIN roles r ON r.id = tr.role_id \
+         LEFT JOIN role_grants g ON g.role_id = r.id \
          WHERE t.selector = $1 AND t.revoked_at IS NULL",
     )
     .bind(selector)
-    .fetch_optional(pool)
+    .fetch_all(database.pool())
     .await?;
-    let Some(row) = row else {
+    let Some(first) = rows.first() else {
         return Err(AuthFailure::Unknown.into());
     };
-    let stored: String = row.try_get("secret_hash")?;
+    let stored: String = first.try_get("secret_hash")?;
     if !constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes()) {
         return Err(AuthFailure::Unknown.into());
     }
-    let token_id: i64 = row.try_get("id")?;
-    let rows = sqlx::query(
-        "SELECT r.name AS role, g.kind, g.name FROM token_roles tr JOIN roles r ON r.id = tr.role_id \
-         LEFT JOIN role_grants g ON g.role_id = r.id WHERE tr.token_id = $1",
-    )
-    .bind(token_id)
-    .fetch_all(pool)
-    .await?;
     let mut caller = Caller {
-        user: row.try_get("name")?,
+        user: first.try_get("user_name")?,
         roles: Vec::new(),
         grants: Vec::new(),
     };
-    for row in rows {
-        let role: String = row.try_get("role")?;
-        if !caller.roles.contains(&role) {
+    for row in &rows {
+        let role: Option<String> = row.try_get("role")?;
+        if let Some(role) = role
+            && !caller.roles.contains(&role)
+        {
             caller.roles.push(role);
         }
         let kind: Option<String> = row.try_get("kind")?;
-        let name: Option<String> = row.try_get("name")?;
+        let name: Option<String> = row.try_get("granted")?;
         if let (Some(kind), Some(name)) = (kind, name) {
             caller.grants.push(format!("{kind}:{name}"));
         }
@@ -155,7 +145,7 @@ pub async fn issue(
     let secret = hex::encode(random::<32>()?);
     let now = now_utc();
     let mut transaction = database.pool().begin().await?;
-    let user_id = ensure(&mut transaction, Named::User, user, &now).await?;
+    let user_id = ensure_user(&mut transaction, user, &now).await?;
     let token_id: i64 = sqlx::query(
         "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
          RETURNING id",
@@ -167,16 +157,7 @@ pub async fn issue(
     .fetch_one(&mut *transaction)
     .await?
     .try_get("id")?;
-    for role in roles {
-        let role_id = ensure(&mut transaction, Named::Role, role, &now).await?;
-        sqlx::query(
-            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        )
-        .bind(token_id)
-        .bind(role_id)
-        .execute(&mut *transaction)
-        .await?;
-    }
+    add_token_roles(&mut transaction, token_id, roles).await?;
     transaction.commit().await?;
     Ok(format!("{selector}.{secret}"))
 }
@@ -236,6 +217,19 @@ pub enum Grant<'a> {
 }
 
 impl<'a> Grant<'a> {
+    /// The grants of a list of module names and a list of operation ids.
+    pub fn list(modules: &'a [String], operations: &'a [String]) -> Vec<Grant<'a>> {
+        modules
+            .iter()
+            .map(|module| Grant::Module(module))
+            .chain(
+                operations
+                    .iter()
+                    .map(|operation| Grant::Operation(operation)),
+            )
+            .collect()
+    }
+
     /// Whether a module or operation of the document has this name.
     pub fn names_something(&self) -> bool {
         let operations = core_api::operations::ALL;
@@ -269,9 +263,55 @@ pub async fn grant(
             )));
         }
     }
-    let now = now_utc();
     let mut transaction = database.pool().begin().await?;
-    let role_id = ensure(&mut transaction, Named::Role, role, &now).await?;
+    let role_id = ensure_role(&mut transaction, role).await?;
+    add_grants(&mut transaction, role_id, grants).await?;
+    transaction.commit().await?;
+    Ok(())
+}
+
+/// The id of the named user, inserting it when missing.
+pub(crate) async fn ensure_user(
+    transaction: &mut Transaction<'_, Any>,
+    name: &str,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(name)
+    .bind(now)
+    .execute(&mut **transaction)
+    .await?;
+    sqlx::query("SELECT id FROM users WHERE name = $1")
+        .bind(name)
+        .fetch_one(&mut **transaction)
+        .await?
+        .try_get("id")
+}
+
+/// The id of the named role, inserting it when missing.
+pub(crate) async fn ensure_role(
+    transaction: &mut Transaction<'_, Any>,
+    name: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query("INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
+        .bind(name)
+        .execute(&mut **transaction)
+        .await?;
+    sqlx::query("SELECT id FROM roles WHERE name = $1")
+        .bind(name)
+        .fetch_one(&mut **transaction)
+        .await?
+        .try_get("id")
+}
+
+/// Adds grants to a role (those it has already stay).
+pub(crate) async fn add_grants(
+    transaction: &mut Transaction<'_, Any>,
+    role_id: i64,
+    grants: &[Grant<'_>],
+) -> Result<(), sqlx::Error> {
     for grant in grants {
         let (kind, name) = grant.parts();
         sqlx::query(
@@ -280,46 +320,29 @@ pub async fn grant(
         .bind(role_id)
         .bind(kind)
         .bind(name)
-        .execute(&mut *transaction)
+        .execute(&mut **transaction)
         .await?;
     }
-    transaction.commit().await?;
     Ok(())
 }
 
-/// The tables of named records `ensure` fills.
-#[derive(Clone, Copy)]
-enum Named {
-    User,
-    Role,
-}
-
-/// The id of the named user or role, inserting it when missing.
-async fn ensure(
-    transaction: &mut sqlx::Transaction<'_, sqlx::Any>,
-    table: Named,
-    name: &str,
-    now: &str,
-) -> Result<i64, AccessError> {
-    let (insert, select) = match table {
-        Named::User => (
-            sqlx::query("INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
-                .bind(name)
-                .bind(now),
-            "SELECT id FROM users WHERE name = $1",
-        ),
-        Named::Role => (
-            sqlx::query("INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING").bind(name),
-            "SELECT id FROM roles WHERE name = $1",
-        ),
-    };
-    insert.execute(&mut **transaction).await?;
-    let id = sqlx::query(select)
-        .bind(name)
-        .fetch_one(&mut **transaction)
-        .await?
-        .try_get("id")?;
-    Ok(id)
+/// Gives a token roles (each created if new).
+pub(crate) async fn add_token_roles(
+    transaction: &mut Transaction<'_, Any>,
+    token_id: i64,
+    roles: &[String],
+) -> Result<(), sqlx::Error> {
+    for role in roles {
+        let role_id = ensure_role(transaction, role).await?;
+        sqlx::query(
+            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(token_id)
+        .bind(role_id)
+        .execute(&mut **transaction)
+        .await?;
+    }
+    Ok(())
 }
 
 fn check_name(what: &str, name: &str) -> Result<(), AccessError> {

@@ -13,6 +13,8 @@ use std::{
 };
 
 use base64::Engine;
+use core_api::{tables, types::LocaleTid};
+use core_api_support::Kind;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::{Any, Row, Transaction};
@@ -112,8 +114,16 @@ pub struct AttributeDefinition {
     pub cardinality: Option<i64>,
 }
 
-/// The attribute definition types of the specification.
-const ATTRIBUTE_TYPES: [&str; 6] = ["text", "date", "number", "boolean", "ref", "table"];
+/// The attribute definition types, as the document lists them (`AttributeDefinitionsQuery.types`).
+fn attribute_types() -> &'static [&'static str] {
+    match tables::ATTRIBUTE_DEFINITIONS_QUERY.kind {
+        Kind::Object(fields) => fields
+            .iter()
+            .find(|field| field.name == "types")
+            .map_or(&[], |field| field.allowed),
+        _ => &[],
+    }
+}
 
 /// A glossary and its entries.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -397,14 +407,14 @@ pub async fn load(
     folder: &Path,
 ) -> Result<Loaded, BootstrapError> {
     check(document)?;
-    let binaries = read_binaries(document, folder)?;
+    let mut binaries = read_binaries(document, folder)?.into_iter();
     let mut transaction = database.pool().begin().await?;
     let mut loader = Loader {
         transaction: &mut transaction,
         now: now_utc(),
         loaded: Loaded::default(),
     };
-    loader.write(document, &binaries).await?;
+    loader.write(document, &mut binaries).await?;
     let loaded = loader.loaded;
     transaction.commit().await?;
     Ok(loaded)
@@ -424,17 +434,10 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
     let mut seen = HashSet::new();
     for (index, locale) in document.locales.iter().enumerate() {
         let record = format!("locales[{index}] ({})", locale.tid);
-        let valid = locale
-            .tid
-            .split_once('_')
-            .is_some_and(|(language, country)| {
-                language == locale.language
-                    && country == locale.country
-                    && !language.is_empty()
-                    && language.chars().all(|ch| ch.is_ascii_lowercase())
-                    && !country.is_empty()
-                    && country.chars().all(|ch| ch.is_ascii_uppercase())
-            });
+        // The document's pattern (the generated `LocaleTid` checks it), and the parts must agree.
+        let valid = locale.tid.parse::<LocaleTid>().is_ok()
+            && locale.tid.split_once('_')
+                == Some((locale.language.as_str(), locale.country.as_str()));
         if !valid {
             return Err(invalid(
                 record,
@@ -451,11 +454,11 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
         .collect();
     for (index, definition) in document.attribute_definitions.iter().enumerate() {
         let record = format!("attributeDefinitions[{index}] ({})", definition.tid);
-        if !ATTRIBUTE_TYPES.contains(&definition.type_.as_str()) {
+        if !attribute_types().contains(&definition.type_.as_str()) {
             return Err(invalid(
                 record,
                 "type",
-                format!("must be one of {}", ATTRIBUTE_TYPES.join(", ")),
+                format!("must be one of {}", attribute_types().join(", ")),
             ));
         }
         if definition
@@ -581,6 +584,16 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
             ));
         }
     }
+    for (index, role) in document.roles.iter().enumerate() {
+        let grants = Grant::list(&role.modules, &role.operations);
+        if let Some(grant) = grants.iter().find(|grant| !grant.names_something()) {
+            return Err(invalid(
+                format!("roles[{index}] ({})", role.name),
+                "modules/operations",
+                format!("{grant:?} names no module or operation of the document"),
+            ));
+        }
+    }
     for (index, token) in document.tokens.iter().enumerate() {
         let valid = token
             .token
@@ -688,7 +701,7 @@ impl Loader<'_, '_> {
     async fn write(
         &mut self,
         document: &Bootstrap,
-        binaries: &[Vec<u8>],
+        binaries: &mut std::vec::IntoIter<Vec<u8>>,
     ) -> Result<(), BootstrapError> {
         for locale in &document.locales {
             sqlx::query(
@@ -762,9 +775,8 @@ impl Loader<'_, '_> {
                 error.within(|| format!("glossaries[{index}] ({})", glossary.tid))
             })?;
         }
-        let mut binaries = binaries.iter();
         for (index, asset) in document.assets.iter().enumerate() {
-            self.asset(asset, &mut binaries)
+            self.asset(asset, binaries)
                 .await
                 .map_err(|error| error.within(|| format!("assets[{index}] ({})", asset.tid)))?;
         }
@@ -865,7 +877,7 @@ impl Loader<'_, '_> {
     async fn asset(
         &mut self,
         asset: &Asset,
-        binaries: &mut std::slice::Iter<'_, Vec<u8>>,
+        binaries: &mut std::vec::IntoIter<Vec<u8>>,
     ) -> Result<(), BootstrapError> {
         sqlx::query(
             "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
@@ -885,7 +897,7 @@ impl Loader<'_, '_> {
         self.restrict("asset", asset_id, &asset.restricted_to)
             .await?;
         for version in &asset.versions {
-            let content = binaries.next().cloned().unwrap_or_default();
+            let content = binaries.next().unwrap_or_default();
             let version_id: i64 = sqlx::query(
                 "INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
@@ -904,7 +916,7 @@ impl Loader<'_, '_> {
             .try_get("id")?;
             self.loaded.records += 1;
             for preview in &version.previews {
-                let content = binaries.next().cloned().unwrap_or_default();
+                let content = binaries.next().unwrap_or_default();
                 sqlx::query(
                     "INSERT INTO asset_previews (version_id, format, media_type, content) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (version_id, format) DO UPDATE SET media_type = excluded.media_type, \
@@ -1039,7 +1051,7 @@ impl Loader<'_, '_> {
             .execute(&mut **self.transaction)
             .await?;
         for role in roles {
-            let role_id = self.ensure_role(role).await?;
+            let role_id = auth::ensure_role(self.transaction, role).await?;
             sqlx::query(
                 "INSERT INTO access_restrictions (kind, record_id, role_id) VALUES ($1, $2, $3)",
             )
@@ -1052,61 +1064,21 @@ impl Loader<'_, '_> {
         Ok(())
     }
 
-    async fn ensure_role(&mut self, name: &str) -> Result<i64, BootstrapError> {
-        sqlx::query("INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
-            .bind(name)
-            .execute(&mut **self.transaction)
-            .await?;
-        self.id("SELECT id FROM roles WHERE name = $1", name).await
-    }
-
     async fn user(&mut self, name: &str) -> Result<i64, BootstrapError> {
-        sqlx::query(
-            "INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(name)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
-        .await?;
         self.loaded.records += 1;
-        self.id("SELECT id FROM users WHERE name = $1", name).await
+        Ok(auth::ensure_user(self.transaction, name, &self.now).await?)
     }
 
+    /// Replaces what a role grants.
     async fn role(&mut self, role: &Role) -> Result<(), BootstrapError> {
-        let grants: Vec<Grant<'_>> = role
-            .modules
-            .iter()
-            .map(|module| Grant::Module(module))
-            .chain(
-                role.operations
-                    .iter()
-                    .map(|operation| Grant::Operation(operation)),
-            )
-            .collect();
-        for grant in &grants {
-            if !grant.names_something() {
-                return Err(invalid(
-                    format!("roles ({})", role.name),
-                    "modules/operations",
-                    format!("{grant:?} names no module or operation of the document"),
-                ));
-            }
-        }
-        let role_id = self.ensure_role(&role.name).await?;
+        let role_id = auth::ensure_role(self.transaction, &role.name).await?;
         self.loaded.records += 1;
         sqlx::query("DELETE FROM role_grants WHERE role_id = $1")
             .bind(role_id)
             .execute(&mut **self.transaction)
             .await?;
-        for grant in &grants {
-            let (kind, name) = grant.parts();
-            sqlx::query("INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
-                .bind(role_id)
-                .bind(kind)
-                .bind(name)
-                .execute(&mut **self.transaction)
-                .await?;
-        }
+        let grants = Grant::list(&role.modules, &role.operations);
+        auth::add_grants(self.transaction, role_id, &grants).await?;
         Ok(())
     }
 
@@ -1129,14 +1101,7 @@ impl Loader<'_, '_> {
             .bind(token_id)
             .execute(&mut **self.transaction)
             .await?;
-        for role in &token.roles {
-            let role_id = self.ensure_role(role).await?;
-            sqlx::query("INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2)")
-                .bind(token_id)
-                .bind(role_id)
-                .execute(&mut **self.transaction)
-                .await?;
-        }
+        auth::add_token_roles(self.transaction, token_id, &token.roles).await?;
         Ok(())
     }
 }

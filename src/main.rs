@@ -199,15 +199,7 @@ async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
             modules,
             operations,
         } => {
-            let grants: Vec<Grant<'_>> = modules
-                .iter()
-                .map(|module| Grant::Module(module))
-                .chain(
-                    operations
-                        .iter()
-                        .map(|operation| Grant::Operation(operation)),
-                )
-                .collect();
+            let grants = Grant::list(&modules, &operations);
             if grants.is_empty() {
                 return Err("give at least one --module or --operation".into());
             }

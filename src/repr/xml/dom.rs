@@ -396,21 +396,9 @@ impl<'a> Builder<'a, '_> {
         };
         let node = &self.dom.nodes[open.id as usize];
         if let Some(schema) = node.schema
-            && !schema.exactly_one_of.is_empty()
+            && !exactly_one_holds(schema, node.fields, open.seen)
         {
-            let given = schema
-                .exactly_one_of
-                .iter()
-                .filter(|name| {
-                    node.fields
-                        .iter()
-                        .position(|field| field.name == **name)
-                        .is_some_and(|i| open.seen & (1 << i) != 0)
-                })
-                .count();
-            if given != 1 {
-                return Err(self.error(Problem::ExactlyOneOf(schema.exactly_one_of.to_vec())));
-            }
+            return Err(self.error(Problem::ExactlyOneOf(schema.exactly_one_of.to_vec())));
         }
         let id = open.id;
         self.dom.order_map_items(id);
@@ -495,6 +483,23 @@ static SCALAR: Schema = Schema {
     compact: core_api_support::Compact::Same,
     exactly_one_of: &[],
 };
+
+/// Whether exactly one of the properties `schema` names in `x-exactly-one-of` is present, given
+/// the fields present as a bit mask by field index (always true when it names none).
+pub fn exactly_one_holds(schema: &Schema, fields: &[Field], present: u64) -> bool {
+    let names = schema.exactly_one_of;
+    names.is_empty()
+        || names
+            .iter()
+            .filter(|name| {
+                fields
+                    .iter()
+                    .position(|field| field.name == **name)
+                    .is_some_and(|index| present & (1 << index) != 0)
+            })
+            .count()
+            == 1
+}
 
 /// Resolves a character reference or one of the five predefined entities; nothing else is ever
 /// expanded.

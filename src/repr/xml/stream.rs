@@ -21,7 +21,7 @@ use serde::de::{
 
 use super::{
     de::visit_scalar,
-    dom::{is_blank, resolve_reference, within},
+    dom::{exactly_one_holds, is_blank, resolve_reference, within},
 };
 use crate::repr::{Limits, xml::find_forbidden};
 
@@ -431,18 +431,7 @@ impl<'a> Properties<'_, 'a> {
 
     /// Whether exactly one of the properties the schema names that way is present.
     fn exactly_one_holds(&self) -> bool {
-        let names = self.schema.exactly_one_of;
-        names.is_empty()
-            || names
-                .iter()
-                .filter(|name| {
-                    self.fields
-                        .iter()
-                        .position(|field| field.name == **name)
-                        .is_some_and(|index| self.yielded & (1 << index) != 0)
-                })
-                .count()
-                == 1
+        exactly_one_holds(self.schema, self.fields, self.yielded)
     }
 }
 
