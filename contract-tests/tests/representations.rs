@@ -159,6 +159,36 @@ fn xml_fast_path_and_reference_reader_agree_on_irregular_messages() {
         format!("<other {NS}/>"),
         format!("<!DOCTYPE pim><pim {NS}/>"),
         format!(r#"<pim {NS} xmlns:x="urn:x"/>"#),
+        // the fast path's own tokenizer: forms it reads and forms it leaves to the reference
+        body(r#"<kwds><kwd id='1' path = "/a>b" /></kwds>"#),
+        body(r#"<kwds><kwd id="1"path="/a"/></kwds>"#),
+        body(r#"<kwds><kwd id="1" path="/a<b"/></kwds>"#),
+        body(r#"<kwds><kwd id="1" path="/a&#10;b&lt;"/></kwds>"#),
+        body("<kwds><kwd id=\"1\" path=\"/a\r\nb\tc\"/></kwds>"),
+        body(r#"<kwds><kwd id="1" path/></kwds>"#),
+        body(r#"<kwds><kwd id=1/></kwds>"#),
+        body(r#"<kwds><kwd id="1"/ ></kwds>"#),
+        body(r#"<kwds><kwd id="1"></kwd ></kwds>"#),
+        body(r#"<kwds><kwd id="1"></kwds></kwd>"#),
+        body(r#"<kwds></>"#),
+        body(r#"< kwds/>"#),
+        body("<meta><itm key=\"a\">line\r\nbreak</itm></meta>"),
+        body("<meta><itm key=\"a\"><![CDATA[a\r\nb]]></itm></meta>"),
+        body(r#"<meta><itm key="a">a &amp b; c</itm></meta>"#),
+        body(r#"<meta><itm key="a">a & b</itm></meta>"#),
+        body(r#"<meta><itm key="a">a]]>b &#x41;&#65;&quot;&apos;&gt;</itm></meta>"#),
+        body(r#"<meta><itm key="a">x<!-- a -- b -->y</itm></meta>"#),
+        body(r#"<meta><itm key="a">x<!---->y<!-- - -->z</itm></meta>"#),
+        body(r#"<meta><itm key="a">x<?pi here?>y</itm></meta>"#),
+        body(r#"<meta><itm key="a">x</itm></meta><![CDATA[ ]]>"#),
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><!-- c --><?style x?>  <pim {NS}/>  <!-- d -->"#
+        ),
+        format!("<?xml version=\"1.0\"?>\r\n<pim {NS}>\r\n<kwds/>\r\n</pim>\r\n"),
+        format!("<pim {NS}><kwds/></pim><?pi after?>"),
+        format!("<pim {NS}><kwds/>"),
+        format!("<??><pim {NS}/>"),
+        format!("<![CDATA[x]]><pim {NS}/>"),
     ];
     for case in &cases {
         both_xml_readers_agree(case);

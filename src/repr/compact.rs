@@ -63,14 +63,13 @@ fn each_object<E>(
         return Ok(value);
     };
     match value {
-        Value::Array(items) if field.repeated => {
-            let mut out = Vec::with_capacity(items.len());
-            for (index, item) in items.into_iter().enumerate() {
+        Value::Array(mut items) if field.repeated => {
+            for (index, item) in items.iter_mut().enumerate() {
                 path.push_item(field.name, index);
-                out.push(rewrite(item, schema, path)?);
+                *item = rewrite(item.take(), schema, path)?;
                 path.pop();
             }
-            Ok(Value::Array(out))
+            Ok(Value::Array(items))
         }
         value => {
             path.push(field.name);
@@ -314,7 +313,9 @@ fn decode_val(
 }
 
 fn field_of<'f>(fields: &'f [Field], name: &str) -> Option<&'f Field> {
-    fields.iter().find(|field| field.name == name)
+    fields
+        .iter()
+        .find(|field| super::tree::same(field.name, name))
 }
 
 fn wrong_type(path: &Path, expected: &'static str, found: &Value) -> DecodeError {

@@ -89,7 +89,12 @@ impl Codec {
     ) -> Result<T, DecodeError> {
         match representation {
             Representation::Xml => xml::read::<T>(bytes, schema, &self.namespace, &self.limits),
-            _ => typed(self.decode(representation, bytes, schema)?),
+            // The tree is moved into the value without tracking the path; the rare failure
+            // (an enumeration or a pattern) is decoded again with the path, to name it.
+            _ => match T::deserialize(self.decode(representation, bytes, schema)?) {
+                Ok(value) => Ok(value),
+                Err(_) => typed(self.decode(representation, bytes, schema)?),
+            },
         }
     }
 

@@ -25,8 +25,22 @@ impl Path {
     /// Descends into the `index`-th (from 0) item of a repeated property; written from 1.
     pub fn push_item(&mut self, name: &str, index: usize) {
         self.push(name);
+        // Digits written in place, without formatting machinery: this runs for every item of
+        // every decoded message.
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        let mut rest = index + 1;
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
         self.text.push('[');
-        self.text.push_str(&(index + 1).to_string());
+        self.text
+            .extend(digits[start..].iter().map(|&digit| char::from(digit)));
         self.text.push(']');
     }
 
@@ -62,6 +76,9 @@ mod tests {
         path.push("kwds");
         path.push_item("kwd", 1);
         assert_eq!(path.child("id"), "kwds/kwd[2]/id");
+        path.push_item("val", 1233);
+        assert_eq!(path.as_str(), "kwds/kwd[2]/val[1234]");
+        path.pop();
         path.pop();
         path.pop();
         assert_eq!(path.as_str(), "");

@@ -67,8 +67,19 @@ impl Walk {
         let object = value
             .as_object()
             .ok_or_else(|| wrong_type(self.path.as_str(), "object", value))?;
-        for key in object.keys() {
-            if !fields.iter().any(|field| field.name == key) {
+        // Each property is matched to its field once, by name, without hashing: the fields are
+        // then checked in table order from this list, so the first error is the same whatever
+        // the order of the properties.
+        let mut inline = [None; 32];
+        let mut spilled;
+        let found: &mut [Option<&Value>] = if fields.len() <= inline.len() {
+            &mut inline[..fields.len()]
+        } else {
+            spilled = vec![None; fields.len()];
+            &mut spilled
+        };
+        for (key, item) in object {
+            let Some(index) = fields.iter().position(|field| same(field.name, key)) else {
                 return Err(DecodeError::at(
                     self.path.as_str(),
                     Problem::Unknown {
@@ -76,10 +87,11 @@ impl Walk {
                         name: key.clone(),
                     },
                 ));
-            }
+            };
+            found[index] = Some(item);
         }
-        for field in fields {
-            match object.get(field.name) {
+        for (field, item) in fields.iter().zip(found.iter()) {
+            match *item {
                 None if field.required && !field.repeated => {
                     return Err(DecodeError::at(
                         self.path.as_str(),
@@ -92,16 +104,10 @@ impl Walk {
                         .as_array()
                         .ok_or_else(|| wrong_type(&self.path.child(field.name), "array", item))?;
                     for (index, item) in items.iter().enumerate() {
-                        self.path.push_item(field.name, index);
-                        self.field_value(item, field, depth)?;
-                        self.path.pop();
+                        self.field_value(item, field, Some(index), depth)?;
                     }
                 }
-                Some(item) => {
-                    self.path.push(field.name);
-                    self.field_value(item, field, depth)?;
-                    self.path.pop();
-                }
+                Some(item) => self.field_value(item, field, None, depth)?,
             }
         }
         if !schema.exactly_one_of.is_empty() {
@@ -120,24 +126,51 @@ impl Walk {
         Ok(())
     }
 
+    /// Checks one value of a field (the `index`-th item of a repeated one). The path is
+    /// extended only to descend into an object or to name an error: a scalar that fits costs
+    /// no path writing.
     fn field_value(
         &mut self,
         value: &Value,
         field: &Field,
+        index: Option<usize>,
         depth: usize,
     ) -> Result<(), DecodeError> {
+        let descend = |path: &mut Path| match index {
+            Some(index) => path.push_item(field.name, index),
+            None => path.push(field.name),
+        };
         match field.ty {
-            Type::Scalar(scalar) => check_scalar(value, scalar, self.path.as_str()),
-            Type::Object(schema) => self.schema(value, schema, depth + 1),
+            Type::Scalar(scalar) => match scalar_problem(value, scalar) {
+                None => Ok(()),
+                Some(problem) => {
+                    descend(&mut self.path);
+                    Err(DecodeError::at(self.path.as_str(), problem))
+                }
+            },
+            Type::Object(schema) => {
+                descend(&mut self.path);
+                self.schema(value, schema, depth + 1)?;
+                self.path.pop();
+                Ok(())
+            }
         }
     }
 }
 
 fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeError> {
+    match scalar_problem(value, scalar) {
+        None => Ok(()),
+        Some(problem) => Err(DecodeError::at(path, problem)),
+    }
+}
+
+/// What is wrong with a scalar value for its type, if anything.
+fn scalar_problem(value: &Value, scalar: Scalar) -> Option<Problem> {
     if let Some(text) = value.as_str()
         && let Some(ch) = find_forbidden(text)
     {
-        return Err(DecodeError::at(path, Problem::ForbiddenCharacter(ch)));
+        return Some(Problem::ForbiddenCharacter(ch));
     }
     let fits = match scalar {
         Scalar::String => value.is_string(),
@@ -149,9 +182,9 @@ fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeE
         Scalar::Boolean => value.is_boolean(),
     };
     if fits {
-        Ok(())
+        None
     } else {
-        Err(wrong_type(path, scalar_name(scalar), value))
+        Some(wrong_type_problem(scalar_name(scalar), value))
     }
 }
 
@@ -167,13 +200,17 @@ pub fn scalar_name(scalar: Scalar) -> &'static str {
 
 /// A wrong-type problem, showing the value found (strings quoted, containers by kind).
 pub fn wrong_type(path: &str, expected: &'static str, found: &Value) -> DecodeError {
+    DecodeError::at(path, wrong_type_problem(expected, found))
+}
+
+fn wrong_type_problem(expected: &'static str, found: &Value) -> Problem {
     let found = match found {
         Value::String(text) => format!("{text:?}"),
         Value::Array(_) => "an array".into(),
         Value::Object(_) => "an object".into(),
         other => other.to_string(),
     };
-    DecodeError::at(path, Problem::WrongType { expected, found })
+    Problem::WrongType { expected, found }
 }
 
 /// Puts the items of every map-form collection (`meta`) in their canonical order, in place: items
@@ -350,4 +387,11 @@ pub fn parse_scalar(text: &str, scalar: Scalar, path: &str) -> Result<Value, Dec
             _ => return Err(wrong("boolean")),
         },
     })
+}
+
+/// Name equality, inlined: names are short, and a call to `memcmp` for each candidate costs more
+/// than the comparison.
+#[inline]
+pub fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }

@@ -524,7 +524,7 @@ pub fn is_blank(text: &str) -> bool {
 }
 
 /// The same text as a slice of the input, which it is for a reader over a string.
-pub fn within<'a>(input: &'a str, part: &str) -> Option<&'a str> {
+fn within<'a>(input: &'a str, part: &str) -> Option<&'a str> {
     let offset = (part.as_ptr() as usize).wrapping_sub(input.as_ptr() as usize);
     input
         .get(offset..offset.wrapping_add(part.len()))

@@ -9,6 +9,7 @@
 
 pub mod de;
 pub mod dom;
+mod scan;
 mod stream;
 pub mod write;
 

@@ -11,19 +11,16 @@
 use std::borrow::Cow;
 
 use core_api_support::{Compact, Field, Kind, Node as XmlNode, Scalar, Schema, Type};
-use quick_xml::{
-    Reader, XmlVersion,
-    events::{BytesStart, Event, attributes::Attributes},
-};
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 
 use super::{
     de::visit_scalar,
-    dom::{exactly_one_holds, is_blank, resolve_reference, within},
+    dom::{exactly_one_holds, is_blank},
+    scan::{self, Attributes, Scanner, Tag, Token},
 };
-use crate::repr::{Limits, xml::find_forbidden};
+use crate::repr::{Limits, tree::same};
 
 /// Reads the message if it is regular; `None` hands it to the reference reader.
 pub fn read<T: DeserializeOwned>(
@@ -34,27 +31,23 @@ pub fn read<T: DeserializeOwned>(
     limits: &Limits,
 ) -> Option<T> {
     let mut stream = Stream {
-        input: text,
-        reader: Reader::from_str(text),
+        scanner: Scanner::new(text),
         peeked: None,
         max_depth: limits.max_depth,
     };
-    let (start, empty) = loop {
+    let start = loop {
         match stream.next().ok()? {
-            Event::Start(start) => break (start, false),
-            Event::Empty(start) => break (start, true),
-            Event::Text(text) if is_blank(&text) => {}
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            Token::Start(start) => break start,
+            Token::Text(text) if is_blank(text) => {}
             _ => return None,
         }
     };
-    if start.name().as_ref() != root || !declares_only(&start, namespace) {
+    if start.name != root || !declares_only(&start, namespace) {
         return None;
     }
     let element = Element {
         stream: &mut stream,
         start,
-        empty,
         ty: Type::Object(schema),
         depth: 1,
         root: true,
@@ -62,9 +55,8 @@ pub fn read<T: DeserializeOwned>(
     let value = T::deserialize(element).ok()?;
     loop {
         match stream.next().ok()? {
-            Event::Eof => return Some(value),
-            Event::Text(text) if is_blank(&text) => {}
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            Token::Eof => return Some(value),
+            Token::Text(text) if is_blank(text) => {}
             _ => return None,
         }
     }
@@ -72,26 +64,28 @@ pub fn read<T: DeserializeOwned>(
 
 /// Whether the root declares exactly the expected default namespace (or none, when none is
 /// expected) and no prefix.
-fn declares_only(root: &BytesStart<'_>, namespace: Option<&str>) -> bool {
+fn declares_only(root: &Tag<'_>, namespace: Option<&str>) -> bool {
     let mut declared = None;
-    for attribute in root.attributes().with_checks(false) {
-        let Ok(attribute) = attribute else {
-            return false;
-        };
-        let key: &str = attribute.key.as_ref();
-        if key.starts_with("xmlns:") || (key == "xmlns" && declared.is_some()) {
-            return false;
-        }
-        if key == "xmlns" {
-            declared = Some(attribute.value);
+    let mut attributes = Attributes::of(root);
+    loop {
+        match attributes.next() {
+            Ok(Some((key, value))) => {
+                if key.starts_with("xmlns:") || (key == "xmlns" && declared.is_some()) {
+                    return false;
+                }
+                if key == "xmlns" {
+                    declared = Some(value);
+                }
+            }
+            Ok(None) => return declared.as_deref() == namespace,
+            Err(Decline) => return false,
         }
     }
-    declared.as_deref() == namespace
 }
 
 /// The fast path declines (the reason does not matter: the reference reader finds it again).
 #[derive(Debug)]
-struct Decline;
+pub struct Decline;
 
 impl std::fmt::Display for Decline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,32 +101,29 @@ impl de::Error for Decline {
     }
 }
 
-/// The event reader, with one event of lookahead (the end of a run of repeated elements is
+/// The token reader, with one token of lookahead (the end of a run of repeated elements is
 /// known only when the next sibling has been read).
 struct Stream<'a> {
-    input: &'a str,
-    reader: Reader<&'a [u8]>,
-    peeked: Option<Event<'a>>,
+    scanner: Scanner<'a>,
+    peeked: Option<Token<'a>>,
     max_depth: usize,
 }
 
 impl<'a> Stream<'a> {
-    fn next(&mut self) -> Result<Event<'a>, Decline> {
+    fn next(&mut self) -> Result<Token<'a>, Decline> {
         match self.peeked.take() {
-            Some(event) => Ok(event),
-            None => self.reader.read_event().map_err(|_| Decline),
+            Some(token) => Ok(token),
+            None => self.scanner.next(),
         }
     }
 
     /// The next start or end tag inside an element that takes no text: comments and blank text
     /// are skipped, anything else declines.
-    fn next_tag(&mut self) -> Result<Event<'a>, Decline> {
+    fn next_tag(&mut self) -> Result<Token<'a>, Decline> {
         loop {
             match self.next()? {
-                event @ (Event::Start(_) | Event::Empty(_) | Event::End(_)) => return Ok(event),
-                Event::Text(text) if is_blank(&text) => {}
-                Event::CData(data) if is_blank(&data) => {}
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+                token @ (Token::Start(_) | Token::End) => return Ok(token),
+                Token::Text(text) | Token::CData(text) if is_blank(text) => {}
                 _ => return Err(Decline),
             }
         }
@@ -143,13 +134,9 @@ impl<'a> Stream<'a> {
         let mut text = Cow::Borrowed("");
         loop {
             let piece = match self.next()? {
-                Event::Text(piece) => piece.xml_content(XmlVersion::Implicit1_0),
-                Event::CData(piece) => piece.xml_content(XmlVersion::Implicit1_0),
-                Event::GeneralRef(reference) => {
-                    Cow::Owned(resolve_reference(&reference).map_err(|_| Decline)?)
-                }
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => continue,
-                Event::End(_) => return Ok(text),
+                Token::Text(piece) => scan::content(piece)?,
+                Token::CData(piece) => Cow::Borrowed(scan::cdata(piece)?),
+                Token::End => return Ok(text),
                 _ => return Err(Decline),
             };
             if text.is_empty() {
@@ -159,32 +146,22 @@ impl<'a> Stream<'a> {
             }
         }
     }
-
-    /// The attributes of a start tag, borrowing from the input.
-    fn attributes(&self, start: &BytesStart<'a>) -> Result<Attributes<'a>, Decline> {
-        let raw = within(self.input, start.attributes_raw()).ok_or(Decline)?;
-        let mut attributes = Attributes::new(raw, 0);
-        attributes.with_checks(false);
-        Ok(attributes)
-    }
 }
 
 /// The name of an unprefixed element; a prefixed one declines.
-fn local<'e>(start: &'e BytesStart<'_>) -> Result<&'e str, Decline> {
-    let name: &str = start.name().into_inner();
-    if name.contains(':') {
+fn local<'a>(start: &Tag<'a>) -> Result<&'a str, Decline> {
+    // A byte loop: names are short, and a string search costs more than the scan.
+    if start.name.bytes().any(|byte| byte == b':') {
         Err(Decline)
     } else {
-        Ok(name)
+        Ok(start.name)
     }
 }
 
 /// One element, from its start tag through its end tag.
 struct Element<'s, 'a> {
     stream: &'s mut Stream<'a>,
-    start: BytesStart<'a>,
-    /// `<x/>`: there is no content and no end tag to read.
-    empty: bool,
+    start: Tag<'a>,
     ty: Type,
     /// Its depth, the root's being 1.
     depth: usize,
@@ -195,10 +172,10 @@ struct Element<'s, 'a> {
 impl<'a> Element<'_, 'a> {
     /// The text of a scalar element, which has no attributes.
     fn scalar_text(self) -> Result<Cow<'a, str>, Decline> {
-        if self.stream.attributes(&self.start)?.next().is_some() {
+        if Attributes::of(&self.start).next_raw()?.is_some() {
             return Err(Decline);
         }
-        if self.empty {
+        if self.start.empty {
             Ok(Cow::Borrowed(""))
         } else {
             self.stream.text()
@@ -228,11 +205,11 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
             return Err(Decline);
         }
         let mut properties = Properties {
-            attributes: self.stream.attributes(&self.start)?,
+            attributes: Attributes::of(&self.start),
             stream: self.stream,
             schema,
             fields,
-            empty: self.empty,
+            empty: self.start.empty,
             depth: self.depth,
             root: self.root,
             phase: Phase::Attributes,
@@ -337,8 +314,8 @@ enum Phase {
 enum Pending<'a> {
     Nothing,
     Text(Cow<'a, str>, Scalar),
-    Element(BytesStart<'a>, bool, &'static Field),
-    Sequence(BytesStart<'a>, bool, &'static Field),
+    Element(Tag<'a>, &'static Field),
+    Sequence(Tag<'a>, &'static Field),
     Empty,
 }
 
@@ -376,9 +353,7 @@ impl<'a> Properties<'_, 'a> {
 
     /// The next attribute as a key, skipping the root's namespace declaration.
     fn next_attribute(&mut self) -> Result<Option<(usize, Pending<'a>)>, Decline> {
-        for attribute in self.attributes.by_ref() {
-            let attribute = attribute.map_err(|_| Decline)?;
-            let key: &str = attribute.key.into_inner();
+        while let Some((key, raw)) = self.attributes.next_raw()? {
             if self.root && key == "xmlns" {
                 continue;
             }
@@ -387,14 +362,7 @@ impl<'a> Properties<'_, 'a> {
                 .iter()
                 .position(|field| field.node == XmlNode::Attribute && same(field.xml_name, key))
                 .ok_or(Decline)?;
-            let value = attribute
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|_| Decline)?;
-            if let Cow::Owned(value) = &value
-                && find_forbidden(value).is_some()
-            {
-                return Err(Decline);
-            }
+            let value = scan::normalized(key, raw)?;
             let scalar = scalar_of(&self.fields[index]);
             return Ok(Some((index, Pending::Text(value, scalar))));
         }
@@ -406,10 +374,8 @@ impl<'a> Properties<'_, 'a> {
         if self.empty {
             return Ok(None);
         }
-        let (start, empty) = match self.stream.next_tag()? {
-            Event::Start(start) => (start, false),
-            Event::Empty(start) => (start, true),
-            _ => return Ok(None),
+        let Token::Start(start) = self.stream.next_tag()? else {
+            return Ok(None);
         };
         if self.depth >= self.stream.max_depth {
             return Err(Decline);
@@ -422,9 +388,9 @@ impl<'a> Properties<'_, 'a> {
             .ok_or(Decline)?;
         let field = &self.fields[index];
         let pending = if field.repeated {
-            Pending::Sequence(start, empty, field)
+            Pending::Sequence(start, field)
         } else {
-            Pending::Element(start, empty, field)
+            Pending::Element(start, field)
         };
         Ok(Some((index, pending)))
     }
@@ -503,15 +469,14 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
                 text: &text,
                 scalar,
             }),
-            Pending::Element(start, empty, field) => seed.deserialize(Element {
+            Pending::Element(start, field) => seed.deserialize(Element {
                 stream: &mut *self.stream,
                 start,
-                empty,
                 ty: field.ty,
                 depth: self.depth + 1,
                 root: false,
             }),
-            Pending::Sequence(start, empty, field) => {
+            Pending::Sequence(start, field) => {
                 let map_key = match self.schema.compact {
                     Compact::Map { items, key, .. } if field.name == items => {
                         Some(key_attribute(field, key).ok_or(Decline)?)
@@ -520,7 +485,7 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
                 };
                 seed.deserialize(Sequence {
                     stream: &mut *self.stream,
-                    next: Some((start, empty)),
+                    next: Some(start),
                     field,
                     depth: self.depth + 1,
                     map_key,
@@ -554,13 +519,6 @@ fn key_attribute(items: &Field, key: &str) -> Option<&'static str> {
         .map(|field| field.xml_name)
 }
 
-/// Name equality, inlined: names are short, and a call to `memcmp` for each candidate costs more
-/// than the comparison.
-#[inline]
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
-}
-
 fn scalar_of(field: &Field) -> Scalar {
     match field.ty {
         Type::Scalar(scalar) => scalar,
@@ -575,7 +533,7 @@ const MAX_TRACKED_KEYS: usize = 32;
 /// The run of adjacent elements of one repeated property, as a sequence.
 struct Sequence<'s, 'a> {
     stream: &'s mut Stream<'a>,
-    next: Option<(BytesStart<'a>, bool)>,
+    next: Option<Tag<'a>>,
     field: &'static Field,
     depth: usize,
     /// For the items of a map-form collection, the attribute holding their key.
@@ -586,19 +544,15 @@ struct Sequence<'s, 'a> {
 
 impl<'a> Sequence<'_, 'a> {
     /// Declines an item whose key appeared before, but not just before.
-    fn check_key(&mut self, start: &BytesStart<'a>) -> Result<(), Decline> {
+    fn check_key(&mut self, start: &Tag<'a>) -> Result<(), Decline> {
         let Some(name) = self.map_key else {
             return Ok(());
         };
         let mut key = None;
-        for attribute in self.stream.attributes(start)? {
-            let attribute = attribute.map_err(|_| Decline)?;
-            if attribute.key.into_inner() == name {
-                key = Some(
-                    attribute
-                        .normalized_value(XmlVersion::Implicit1_0)
-                        .map_err(|_| Decline)?,
-                );
+        let mut attributes = Attributes::of(start);
+        while let Some((attribute, raw)) = attributes.next_raw()? {
+            if attribute == name {
+                key = Some(scan::normalized(attribute, raw)?);
                 break;
             }
         }
@@ -641,24 +595,20 @@ impl<'de> SeqAccess<'de> for &mut Sequence<'_, '_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Decline> {
-        let Some((start, empty)) = self.next.take() else {
+        let Some(start) = self.next.take() else {
             return Ok(None);
         };
         self.check_key(&start)?;
         let value = seed.deserialize(Element {
             stream: &mut *self.stream,
             start,
-            empty,
             ty: self.field.ty,
             depth: self.depth,
             root: false,
         })?;
         match self.stream.next_tag()? {
-            Event::Start(start) if local(&start)? == self.field.xml_name => {
-                self.next = Some((start, false));
-            }
-            Event::Empty(start) if local(&start)? == self.field.xml_name => {
-                self.next = Some((start, true));
+            Token::Start(start) if local(&start)? == self.field.xml_name => {
+                self.next = Some(start);
             }
             other => self.stream.peeked = Some(other),
         }
@@ -701,6 +651,12 @@ mod tests {
             Some("/a&b\tc")
         );
         assert!(fast("").is_some());
+        // Other forms of the same message the tokenizer reads itself.
+        let forms = fast("\r\n<kwds ><kwd id = '1' path=\"/a>b\" /></kwds >\r\n").expect("taken");
+        assert_eq!(
+            forms.kwds.expect("kwds").kwd[0].path.as_deref(),
+            Some("/a>b")
+        );
     }
 
     #[test]
@@ -714,6 +670,11 @@ mod tests {
             r#"<kwds>text</kwds>"#,
             r#"<meta><itm key="a">x<b/></itm></meta>"#,
             r#"<meta/><meta/>"#,
+            r#"<kwds><kwd id="1"path="/a"/></kwds>"#,
+            r#"<kwds><kwd id="1" path="a<b"/></kwds>"#,
+            "<meta><itm key=\"a\">x\r\ny</itm></meta>",
+            r#"<meta><itm key="a">x<!-- a -- b -->y</itm></meta>"#,
+            r#"<meta><itm key="a">x<?pi?>y</itm></meta>"#,
         ] {
             assert!(fast(inner).is_none(), "{inner}");
         }
