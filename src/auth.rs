@@ -35,6 +35,16 @@ impl Caller {
                     || grant.strip_prefix("operation:") == Some(operation.id)
             })
     }
+
+    /// Whether the caller may see a record restricted to `roles` (per-item access rights): an
+    /// unrestricted record is seen by all, a restricted one by holders of one of its roles and by
+    /// `admin`.
+    pub fn sees<S: AsRef<str>>(&self, roles: &[S]) -> bool {
+        roles.is_empty()
+            || self.roles.iter().any(|held| {
+                held == ADMIN || roles.iter().any(|role| role.as_ref() == held.as_str())
+            })
+    }
 }
 
 /// Why a request is not authorized (the `errorMessage` of the 401 answer).
@@ -144,7 +154,7 @@ pub async fn issue(
     let selector = hex::encode(random::<8>()?);
     let secret = hex::encode(random::<32>()?);
     let now = now_utc();
-    let mut transaction = database.pool().begin().await?;
+    let mut transaction = database.write().await?;
     let user_id = ensure_user(&mut transaction, user, &now).await?;
     let token_id: i64 = sqlx::query(
         "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
@@ -263,7 +273,7 @@ pub async fn grant(
             )));
         }
     }
-    let mut transaction = database.pool().begin().await?;
+    let mut transaction = database.write().await?;
     let role_id = ensure_role(&mut transaction, role).await?;
     add_grants(&mut transaction, role_id, grants).await?;
     transaction.commit().await?;

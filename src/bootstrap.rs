@@ -408,7 +408,7 @@ pub async fn load(
 ) -> Result<Loaded, BootstrapError> {
     check(document)?;
     let mut binaries = read_binaries(document, folder)?.into_iter();
-    let mut transaction = database.pool().begin().await?;
+    let mut transaction = database.write().await?;
     let mut loader = Loader {
         transaction: &mut transaction,
         now: now_utc(),

@@ -16,3 +16,4 @@ pub mod server;
 pub mod service;
 pub mod settings;
 pub mod storage;
+pub mod testing;

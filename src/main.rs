@@ -8,7 +8,9 @@ use core_server::{
     bootstrap,
     repr::Limits,
     server,
-    settings::{DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, Settings},
+    settings::{
+        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_SOURCE_ENV, Settings,
+    },
     storage::Database,
 };
 
@@ -62,6 +64,9 @@ enum Command {
         /// A bootstrap document to load before serving (as `import` does).
         #[arg(long)]
         bootstrap: Option<std::path::PathBuf>,
+        /// The `sourceEnv` that answers carry in their `meta`.
+        #[arg(long, env = "CORE_SOURCE_ENV", default_value = DEFAULT_SOURCE_ENV)]
+        source_env: String,
     },
 }
 
@@ -140,6 +145,7 @@ fn main() -> ExitCode {
                 xml_namespace,
                 max_body_bytes,
                 bootstrap,
+                source_env,
             } => {
                 let settings = Settings {
                     bind,
@@ -148,6 +154,7 @@ fn main() -> ExitCode {
                     max_body_bytes,
                     limits: Limits::default(),
                     bootstrap,
+                    source_env,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

@@ -19,12 +19,16 @@ pub struct Settings {
     pub limits: Limits,
     /// A bootstrap document loaded before serving (`--bootstrap`).
     pub bootstrap: Option<std::path::PathBuf>,
+    /// The `sourceEnv` every answer's `meta` carries (D-11).
+    pub source_env: String,
 }
 
 /// The default address.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// The default database: a SQLite file under `./data/`, created on first start.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/core-server.db";
+/// The default `sourceEnv` of answers (D-11).
+pub const DEFAULT_SOURCE_ENV: &str = "web";
 /// The default body limit: 10 MiB (D-37).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
@@ -38,6 +42,7 @@ impl Settings {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             limits: Limits::default(),
             bootstrap: None,
+            source_env: DEFAULT_SOURCE_ENV.to_string(),
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use sqlx::{AnyPool, any::AnyPoolOptions};
+use sqlx::{Any, AnyPool, Transaction, any::AnyPoolOptions};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +78,16 @@ impl Database {
     /// The pool, for the modules' queries.
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Begins a write transaction. On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`),
+    /// so concurrent writers queue on the busy timeout instead of failing when a transaction that
+    /// has read turns into one that writes.
+    pub async fn write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
     }
 
     /// Which database this is.

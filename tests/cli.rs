@@ -1,67 +1,11 @@
 //! The binary, as the README runs it: `core-server serve` starts, creates its SQLite file, and
 //! serves the document and the operations.
 
-use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+mod support;
 
-struct Server(Child);
+use std::process::Command;
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `core-server serve` on a free port and returns it with its address. The read end of
-/// its stderr is closed once the address is known.
-fn serve(database_url: &str) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--database-url",
-            database_url,
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let server = Server(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    for line in BufReader::new(stderr).lines() {
-        let line = line.expect("a line");
-        if let Some(address) = line.split("listening on http://").nth(1) {
-            return (server, address.trim().to_string());
-        }
-        assert!(Instant::now() < deadline, "no 'listening on' line");
-    }
-    panic!("the server exited before listening");
-}
-
-/// A minimal HTTP/1.1 exchange, so the test needs no client library.
-fn exchange(address: &str, request: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).expect("connects");
-    stream.write_all(request.as_bytes()).expect("writes");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("reads");
-    let status = answer
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
+use support::{core_server, exchange, serve, serve_with};
 
 #[test]
 fn serve_survives_a_closed_stderr() {
@@ -78,15 +22,6 @@ fn serve_survives_a_closed_stderr() {
     }
     drop(server);
     let _ = std::fs::remove_dir_all(&folder);
-}
-
-/// Runs a `core-server` subcommand on a database.
-fn core_server(args: &[&str], database_url: &str) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_core-server"))
-        .args(args)
-        .args(["--database-url", database_url])
-        .output()
-        .expect("the binary runs")
 }
 
 #[test]
@@ -208,31 +143,8 @@ fn import_loads_a_document_and_refuses_a_broken_one_whole() {
     );
 
     // `serve --bootstrap` loads before it listens: the declared token works at once.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--database-url",
-            &url,
-            "--bootstrap",
-        ])
-        .arg(&good)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let server = Server(child);
-    let address = BufReader::new(stderr)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|line| {
-            line.split("listening on http://")
-                .nth(1)
-                .map(|a| a.trim().to_string())
-        })
-        .expect("listening");
+    let good = good.display().to_string();
+    let (server, address) = serve_with(&url, &["--bootstrap", &good]);
     let request = "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer 0123456789abcdef.0123456789abcdef0123456789abcdef\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     let (status, _) = exchange(&address, request);
     assert_eq!(

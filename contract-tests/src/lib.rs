@@ -171,12 +171,22 @@ impl TestServer {
         TestServer::start_with(|_| {}).await
     }
 
+    /// Starts a server on a database: a URL of [`backends`].
+    pub async fn start_on(database_url: &str) -> TestServer {
+        TestServer::start_on_with(database_url, |_| {}).await
+    }
+
     /// Starts a server with adjusted settings.
     pub async fn start_with(adjust: impl FnOnce(&mut Settings)) -> TestServer {
-        let mut settings = Settings::new(
-            "127.0.0.1:0".parse().expect("an address"),
-            "sqlite::memory:",
-        );
+        TestServer::start_on_with("sqlite::memory:", adjust).await
+    }
+
+    /// Starts a server on a database with adjusted settings.
+    pub async fn start_on_with(
+        database_url: &str,
+        adjust: impl FnOnce(&mut Settings),
+    ) -> TestServer {
+        let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), database_url);
         adjust(&mut settings);
         let running = start(settings).await.expect("the server starts");
         let token = auth::issue(&running.database, "tester", &[auth::ADMIN.to_string()])
@@ -218,6 +228,25 @@ impl TestServer {
             running.stop().await.expect("the server stops cleanly");
         }
     }
+}
+
+/// The databases a test runs on, each fresh and empty: an in-memory SQLite database always, and a
+/// new schema of the PostgreSQL database `CORE_TEST_POSTGRES_URL` names when it is set (its
+/// `search_path` in the URL). Prints which ones, so a run shows what it tested.
+pub async fn backends(test: &str) -> Vec<String> {
+    let mut urls = vec!["sqlite::memory:".to_string()];
+    match std::env::var("CORE_TEST_POSTGRES_URL") {
+        Ok(url) => {
+            urls.push(
+                core_server::testing::fresh_postgres_schema(&url)
+                    .await
+                    .expect("a fresh PostgreSQL schema"),
+            );
+            eprintln!("{test}: SQLite and PostgreSQL");
+        }
+        Err(_) => eprintln!("{test}: SQLite only (CORE_TEST_POSTGRES_URL is not set)"),
+    }
+    urls
 }
 
 /// The value of an item of an error body's first issue (`code`, `description`, `errorMessage`).

@@ -1135,8 +1135,9 @@ UTC timestamp with milliseconds), `sourceEnv` (string), `itemInformationType` (v
 `project`, `classification`, `locale`, `peo`, `attribute`), `productImportPreProcessor`,
 `productImportPostProcessor`, `projectImportPostProcessor` (strings). Responses carry
 `messageType`, `messageTime`, `sourceEnv` and, where the payload is of one resource kind,
-`itemInformationType`; in requests unknown keys are ignored and a `messageTime` that does not
-parse is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
+`itemInformationType`; `sourceEnv` is the server setting `--source-env` (`CORE_SOURCE_ENV`,
+default `web`). In requests unknown keys are ignored and a `messageTime` that is not an ISO
+8601 date and time with seconds and a zone (`Z` or `±hh:mm`) is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
 `creationDate`, `modificationDate`, `lastEditedDate`) is ISO 8601 UTC with milliseconds and `Z`
 (D-50). Resources use `meta` for their own keys (see each
 resource). Compact JSON: a plain object of key to value; items sharing a key are read grouped

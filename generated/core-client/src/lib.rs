@@ -1139,8 +1139,9 @@ pub mod types {
     `project`, `classification`, `locale`, `peo`, `attribute`), `productImportPreProcessor`,
     `productImportPostProcessor`, `projectImportPostProcessor` (strings). Responses carry
     `messageType`, `messageTime`, `sourceEnv` and, where the payload is of one resource kind,
-    `itemInformationType`; in requests unknown keys are ignored and a `messageTime` that does not
-    parse is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
+    `itemInformationType`; `sourceEnv` is the server setting `--source-env` (`CORE_SOURCE_ENV`,
+    default `web`). In requests unknown keys are ignored and a `messageTime` that is not an ISO
+    8601 date and time with seconds and a zone (`Z` or `±hh:mm`) is rejected with 400 (D-11). Every timestamp the service writes (`messageTime`,
     `creationDate`, `modificationDate`, `lastEditedDate`) is ISO 8601 UTC with milliseconds and `Z`
     (D-50). Resources use `meta` for their own keys (see each
     resource). Compact JSON: a plain object of key to value; items sharing a key are read grouped
@@ -2076,8 +2077,9 @@ impl Client {
     `level` counts generations below the addressed keyword, which is itself not returned; the
     result is a flat `kwds` list in depth-first pre-order (siblings by `orderNumber`, then name),
     each `kwd` carrying `parentId` and `parentPath`; `links/itms type="asset"` only when
-    `retrieveLinks` is true. A missing `path`, `level` 0 or below -1 is 400; an unknown `path` is
-    404 (D-15).
+    `retrieveLinks` is true (an empty `links` when the keyword has none; assets restricted to
+    roles the caller does not hold are left out). A missing `path`, `level` 0 or below -1 is 400;
+    an unknown `path` is 404 with "Keyword with path '<path>' not found" (D-15).
 
 
     Sends a `POST` request to `/api/core/v1/common/keywords/retrieve`
@@ -2156,6 +2158,16 @@ impl Client {
     "Parent keyword with path '<path>' not found", "Keyword with identity '<id>' not found",
     "Keyword with path '<path>' not found", "Keyword '<path>' already exists", "Missing required value
     'name'" (D-16).
+
+    Further decisions (D-16): `id` takes precedence over `path`, and `parentId` over `parentPath`;
+    an update changes the default name when one is given and replaces the localized names of the
+    locales it lists, keeping the others; a name containing `/` is "Invalid keyword name '<name>':
+a name must not contain '/'"; a locale (or the default name) given twice in one `kwd` is "The
+name for locale '<loc>' is given more than once" ("The default name is given more than once");
+    an update whose `parentId` or `parentPath` differs from the stored parent is "Keyword '<path>'
+    cannot be moved to another parent". `meta` and `links` of a persisted `kwd` are not written
+    (links are written by links persist, D-33). A new keyword's `orderNumber` follows its last
+    sibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/common/keywords/persist`

@@ -1,0 +1,558 @@
+//! `keywords/retrieve` and `keywords/persist` over HTTP (D-14, D-15, D-16), on SQLite and, when
+//! `CORE_TEST_POSTGRES_URL` is set, on PostgreSQL: what persist writes, retrieve returns; each item
+//! of a batch succeeds or fails alone; concurrent clients never share an id.
+
+use std::collections::HashSet;
+
+use contract_tests::{TestServer, backends, issue_item};
+use core_server::bootstrap::{self, Bootstrap};
+use serde_json::{Value, json};
+
+const PERSIST: &str = "/api/core/v1/common/keywords/persist";
+const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
+const JSON: &str = "application/json";
+const XML: &str = "application/xml; charset=UTF-8";
+const COMPACT: &str = "application/json+compact";
+
+/// A token of the role `reader`, which may call the Common module but not see restricted assets.
+const READER: &str = "0123456789abcdef.0123456789abcdef0123456789abcdef";
+
+/// Keywords with asset links, one of the assets restricted to a role.
+fn fixture() -> Bootstrap {
+    serde_json::from_value(json!({
+        "locales": [{"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}],
+        "assets": [
+            {"tid": "A-1001", "name": "summer.jpg"},
+            {"tid": "A-SECRET", "name": "secret.jpg", "restrictedTo": ["secret"]}
+        ],
+        "keywords": [
+            {"path": "/Season", "names": {"de_DE": "Jahreszeit"}},
+            {"path": "/Season/Summer", "names": {"de_DE": "Sommer"}, "assets": ["A-1001", "A-SECRET"]}
+        ],
+        "roles": [{"name": "reader", "modules": ["Common"]}, {"name": "secret"}],
+        "tokens": [{"user": "reader", "roles": ["reader"], "token": READER}]
+    }))
+    .expect("the fixture is a bootstrap document")
+}
+
+async fn server(url: &str) -> TestServer {
+    let server = TestServer::start_on(url).await;
+    bootstrap::load(&server.database, &fixture(), std::path::Path::new("."))
+        .await
+        .expect("the fixture loads");
+    server
+}
+
+/// Posts a JSON body and answers status and JSON body.
+async fn post(server: &TestServer, path: &str, body: &Value) -> (u16, Value) {
+    let answer = server
+        .client()
+        .post(server.url(path))
+        .header("Content-Type", JSON)
+        .header("Accept", JSON)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("answers");
+    let status = answer.status().as_u16();
+    let text = answer.text().await.expect("a body");
+    (status, serde_json::from_str(&text).expect("a JSON body"))
+}
+
+/// Persists keywords given as `kwd` objects; answers the records.
+async fn persist(server: &TestServer, kwd: Value) -> Vec<Value> {
+    let (status, body) = post(server, PERSIST, &json!({"kwds": {"kwd": kwd}})).await;
+    assert_eq!(status, 200, "{body}");
+    body["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Retrieves keywords; answers the `kwd` list.
+async fn retrieve(server: &TestServer, request: Value) -> Vec<Value> {
+    let (status, body) = post(server, RETRIEVE, &request).await;
+    assert_eq!(status, 200, "{body}");
+    body["kwds"]["kwd"].as_array().cloned().unwrap_or_default()
+}
+
+fn paths(kwds: &[Value]) -> Vec<&str> {
+    kwds.iter().filter_map(|kwd| kwd["path"].as_str()).collect()
+}
+
+fn name(value: &str) -> Value {
+    json!({"itm": [{"value": value}]})
+}
+
+fn statuses(records: &[Value]) -> Vec<(&str, &str)> {
+    records
+        .iter()
+        .map(|record| {
+            (
+                record["status"].as_str().unwrap_or_default(),
+                record["description"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
+    for url in backends("keywords retrieval").await {
+        let server = server(&url).await;
+        persist(
+            &server,
+            json!([
+                {"parentPath": "/Season", "name": name("Winter")},
+                {"parentPath": "/Season/Summer", "name": name("July")},
+                {"name": name("Brand")}
+            ]),
+        )
+        .await;
+        // `/` and level 1: the roots only, siblings by orderNumber.
+        let roots = retrieve(&server, json!({"path": "/"})).await;
+        assert_eq!(paths(&roots), ["/Season", "/Brand"]);
+        assert!(roots[0].get("parentId").is_none() && roots[0].get("links").is_none());
+        // All levels, depth first.
+        let all = retrieve(&server, json!({"path": "/", "level": -1})).await;
+        assert_eq!(
+            paths(&all),
+            [
+                "/Season",
+                "/Season/Summer",
+                "/Season/Summer/July",
+                "/Season/Winter",
+                "/Brand"
+            ]
+        );
+        let summer = &all[1];
+        assert_eq!(summer["parentId"], all[0]["id"]);
+        assert_eq!(summer["parentPath"], "/Season");
+        assert_eq!(
+            summer["name"],
+            json!({"itm": [{"value": "Summer"}, {"value": "Sommer", "loc": "de_DE"}]})
+        );
+        let meta: Vec<(&str, &str)> = summer["meta"]["itm"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|itm| {
+                (
+                    itm["key"].as_str().unwrap_or_default(),
+                    itm["value"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(meta[0].0, "creationDate");
+        assert!(
+            meta[0].1.ends_with('Z') && meta[0].1.len() == 24,
+            "{meta:?}"
+        );
+        assert_eq!(meta[1..], [("orderNumber", "1"), ("parent", "Season")]);
+        // Two levels below `/`; a non-root path lists only what is below it.
+        let two = retrieve(&server, json!({"path": "/", "level": 2})).await;
+        assert_eq!(
+            paths(&two),
+            ["/Season", "/Season/Summer", "/Season/Winter", "/Brand"]
+        );
+        let below = retrieve(&server, json!({"path": "/Season", "level": 1})).await;
+        assert_eq!(paths(&below), ["/Season/Summer", "/Season/Winter"]);
+        // Links only when asked for, an empty `links` for a keyword without any, and restricted
+        // assets only for callers holding their role (admin holds every one).
+        let linked = retrieve(&server, json!({"path": "/Season", "retrieveLinks": true})).await;
+        assert_eq!(
+            linked[0]["links"],
+            json!({"itms": [{"type": "asset", "itm": [{"value": "A-1001"}, {"value": "A-SECRET"}]}]})
+        );
+        assert_eq!(linked[1]["links"], json!({"itms": []}));
+        let answer = server
+            .client_with(READER)
+            .post(server.url(RETRIEVE))
+            .header("Content-Type", JSON)
+            .body(json!({"path": "/Season", "retrieveLinks": true}).to_string())
+            .send()
+            .await
+            .expect("answers");
+        let body: Value = answer.json().await.expect("JSON");
+        assert_eq!(
+            body["kwds"]["kwd"][0]["links"]["itms"][0]["itm"],
+            json!([{"value": "A-1001"}])
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn retrieval_refuses_bad_levels_and_paths() {
+    for url in backends("keywords retrieval refusals").await {
+        let server = server(&url).await;
+        for (request, status, message) in [
+            (json!({"path": "/", "level": 0}), 400, "level: 0 is invalid"),
+            (
+                json!({"path": "/", "level": -2}),
+                400,
+                "level: -2 is invalid",
+            ),
+            (json!({}), 400, "missing required value 'path'"),
+            (
+                json!({"path": "/", "level": "one"}),
+                400,
+                "level: expected integer",
+            ),
+            (json!({"path": 5}), 400, "path: expected string"),
+            (
+                json!({"path": "/Nope"}),
+                404,
+                "Keyword with path '/Nope' not found",
+            ),
+        ] {
+            let (answer, body) = post(&server, RETRIEVE, &request).await;
+            assert_eq!(answer, status, "{request}: {body}");
+            let said = issue_item(&body, "errorMessage").unwrap_or_default();
+            assert!(said.contains(message), "{request}: {said}");
+        }
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn persist_creates_updates_and_refuses_each_item_alone() {
+    for url in backends("keywords persist").await {
+        let server = server(&url).await;
+        // The specification's example, in XML.
+        let example = r#"<?xml version="1.0" encoding="UTF-8"?>
+<pim xmlns="urn:core-interface:v1" schemaVersion="5.6.0">
+  <meta><itm key="messageType">request</itm><itm key="messageTime">2024-03-01T09:15:00.000Z</itm><itm key="foo">ignored</itm></meta>
+  <kwds>
+    <kwd parentPath="/"><name><itm>Materials</itm><itm loc="de_DE">Materialien</itm></name></kwd>
+    <kwd parentPath="/Materials"><name><itm>Cotton</itm><itm loc="de_DE">Baumwolle</itm></name></kwd>
+  </kwds>
+</pim>"#;
+        let answer = server
+            .client()
+            .post(server.url(PERSIST))
+            .header("Content-Type", XML)
+            .header("Accept", JSON)
+            .body(example)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(answer.status().as_u16(), 200);
+        let body: Value = answer.json().await.expect("JSON");
+        let records = body["responses"]["response"].as_array().expect("records");
+        assert_eq!(records.len(), 2);
+        for (record, path) in records.iter().zip(["/Materials", "/Materials/Cotton"]) {
+            assert_eq!(record["action"], "create");
+            assert_eq!(record["dataType"], "keyword");
+            assert_eq!(record["status"], "SUCCESS");
+            assert_eq!(record["path"], path);
+            assert_eq!(
+                record["description"],
+                "The keyword has been created successfully"
+            );
+            assert!(record["id"].is_i64());
+        }
+        let meta = &body["meta"]["itm"];
+        assert_eq!(meta[0], json!({"key": "messageType", "value": "request"}));
+        assert_eq!(meta[1]["key"], "messageTime");
+        assert_eq!(meta[2], json!({"key": "sourceEnv", "value": "web"}));
+        assert_eq!(body["schemaVersion"], "5.6.0");
+        let cotton = records[1]["id"].as_i64().expect("an id");
+        let materials = records[0]["id"].as_i64().expect("an id");
+
+        // One batch: each item alone, records in request order.
+        let records = persist(
+            &server,
+            json!([
+                {"name": name("Brand")},
+                {"parentId": 999999, "name": name("Orphan")},
+                {"parentPath": "/Nope", "name": name("Orphan")},
+                {"parentPath": "/", "name": name("Materials")},
+                {"parentId": materials, "name": name("Wool")},
+                {"name": {"itm": [{"value": "Ohne", "loc": "de_DE"}]}},
+                {"name": name("a/b")},
+                {"name": name("")},
+                {"id": 999999, "name": name("Ghost")},
+                {"path": "/Ghost", "name": name("Ghost")},
+                {"id": cotton, "parentPath": "/", "name": name("Cotton")},
+                {"name": {"itm": [{"value": "Twice"}, {"value": "Again"}]}},
+                {"name": {"itm": [{"value": "Twice"}, {"value": "X", "loc": "de_DE"}, {"value": "Y", "loc": "de_DE"}]}}
+            ]),
+        )
+        .await;
+        assert_eq!(
+            statuses(&records),
+            [
+                ("SUCCESS", "The keyword has been created successfully"),
+                ("ERROR", "Parent keyword with identity '999999' not found"),
+                ("ERROR", "Parent keyword with path '/Nope' not found"),
+                ("ERROR", "Keyword '/Materials' already exists"),
+                ("SUCCESS", "The keyword has been created successfully"),
+                ("ERROR", "Missing required value 'name'"),
+                (
+                    "ERROR",
+                    "Invalid keyword name 'a/b': a name must not contain '/'"
+                ),
+                ("ERROR", "Missing required value 'name'"),
+                ("ERROR", "Keyword with identity '999999' not found"),
+                ("ERROR", "Keyword with path '/Ghost' not found"),
+                (
+                    "ERROR",
+                    "Keyword '/Materials/Cotton' cannot be moved to another parent"
+                ),
+                ("ERROR", "The default name is given more than once"),
+                (
+                    "ERROR",
+                    "The name for locale 'de_DE' is given more than once"
+                ),
+            ]
+        );
+        assert_eq!(records[4]["path"], "/Materials/Wool");
+        assert_eq!(records[8]["action"], "update");
+        assert_eq!(records[8]["id"], 999999);
+        assert_eq!(records[9]["path"], "/Ghost");
+        // The failed items wrote nothing, the others everything.
+        let all = retrieve(&server, json!({"path": "/", "level": -1})).await;
+        assert_eq!(
+            paths(&all),
+            [
+                "/Season",
+                "/Season/Summer",
+                "/Materials",
+                "/Materials/Cotton",
+                "/Materials/Wool",
+                "/Brand"
+            ]
+        );
+
+        // Rename by id: the path of the keyword and of its descendants follows, the id stays;
+        // the listed locale is replaced and the others kept.
+        persist(&server, json!([{"parentId": cotton, "name": name("Pima")}])).await;
+        let records = persist(
+            &server,
+            json!([{"id": cotton, "name": {"itm": [{"value": "Organic Cotton"}]}}]),
+        )
+        .await;
+        assert_eq!(
+            statuses(&records),
+            [("SUCCESS", "The keyword has been updated successfully")]
+        );
+        assert_eq!(records[0]["action"], "update");
+        assert_eq!(records[0]["id"], cotton);
+        assert_eq!(records[0]["path"], "/Materials/Organic Cotton");
+        let below = retrieve(&server, json!({"path": "/Materials", "level": -1})).await;
+        assert_eq!(
+            paths(&below),
+            [
+                "/Materials/Organic Cotton",
+                "/Materials/Organic Cotton/Pima",
+                "/Materials/Wool"
+            ]
+        );
+        assert_eq!(below[0]["id"], cotton);
+        assert_eq!(
+            below[0]["name"]["itm"],
+            json!([{"value": "Organic Cotton"}, {"value": "Baumwolle", "loc": "de_DE"}])
+        );
+        assert_eq!(below[1]["meta"]["itm"][2]["value"], "Organic Cotton");
+        let (status, _) = post(&server, RETRIEVE, &json!({"path": "/Materials/Cotton"})).await;
+        assert_eq!(status, 404);
+        // Update by path, a localized name only; a rename onto a sibling is refused.
+        let records = persist(
+            &server,
+            json!([
+                {"path": "/Materials/Wool", "parentPath": "/Materials", "name": {"itm": [{"value": "Wolle", "loc": "de_DE"}]}},
+                {"path": "/Materials/Wool", "name": name("Organic Cotton")}
+            ]),
+        )
+        .await;
+        assert_eq!(
+            statuses(&records),
+            [
+                ("SUCCESS", "The keyword has been updated successfully"),
+                (
+                    "ERROR",
+                    "Keyword '/Materials/Organic Cotton' already exists"
+                ),
+            ]
+        );
+        let wool = retrieve(&server, json!({"path": "/Materials"})).await;
+        assert_eq!(
+            wool[1]["name"]["itm"],
+            json!([{"value": "Wool"}, {"value": "Wolle", "loc": "de_DE"}])
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn persist_refuses_bad_requests_whole() {
+    for url in backends("keywords persist refusals").await {
+        let server = server(&url).await;
+        let many: Vec<Value> = (0..1001)
+            .map(|n| json!({"name": name(&format!("K{n}"))}))
+            .collect();
+        for (request, message) in [
+            (json!({}), "missing required value 'kwds'"),
+            (
+                json!({"meta": {"itm": [{"key": "messageTime", "value": "yesterday"}]}, "kwds": {}}),
+                "'yesterday' is not an ISO 8601 timestamp",
+            ),
+            (
+                json!({"schemaVersion": "6.0.0", "kwds": {}}),
+                "unsupported schemaVersion '6.0.0'",
+            ),
+            (
+                json!({"kwds": {"kwd": many}}),
+                "1001 items exceed the limit of 1000",
+            ),
+            (
+                json!({"kwds": {"kwd": [{"parentId": "x"}]}}),
+                "kwds/kwd[1]/parentId: expected integer",
+            ),
+        ] {
+            let (status, body) = post(&server, PERSIST, &request).await;
+            assert_eq!(status, 400, "{body}");
+            let said = issue_item(&body, "errorMessage").unwrap_or_default();
+            assert!(said.contains(message), "{said}");
+        }
+        // Nothing of them was written; an empty batch answers an empty `responses`.
+        assert_eq!(retrieve(&server, json!({"path": "/"})).await.len(), 1);
+        let (status, body) = post(
+            &server,
+            PERSIST,
+            &json!({"schemaVersion": "5.5.0", "kwds": {}}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(body["responses"], json!({"response": []}));
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn persist_answers_alike_in_every_representation() {
+    let server = server("sqlite::memory:").await;
+    let bodies = [
+        (XML, r#"<pim xmlns="urn:core-interface:v1"><kwds><kwd><name><itm>X1</itm></name></kwd></kwds></pim>"#.to_string()),
+        (JSON, json!({"kwds": {"kwd": [{"name": name("X2")}]}}).to_string()),
+        (COMPACT, json!({"kwds": {"entries": [{"name": name("X3")}]}}).to_string()),
+    ];
+    for (request, body) in &bodies {
+        for (accept, records_at) in [
+            (XML, None),
+            (JSON, Some("/responses/response")),
+            (COMPACT, Some("/responses/entries")),
+        ] {
+            let answer = server
+                .client()
+                .post(server.url(PERSIST))
+                .header("Content-Type", *request)
+                .header("Accept", accept)
+                .body(body.clone())
+                .send()
+                .await
+                .expect("answers");
+            assert_eq!(answer.status().as_u16(), 200);
+            assert_eq!(answer.headers()["content-type"], accept);
+            let text = answer.text().await.expect("a body");
+            let created = match records_at {
+                None => {
+                    text.contains(r#"action="create" dataType="keyword""#)
+                        && text.contains("<status>SUCCESS</status>")
+                }
+                Some(pointer) => {
+                    let value: Value = serde_json::from_str(&text).expect("JSON");
+                    value
+                        .pointer(pointer)
+                        .and_then(|records| records.get(0))
+                        .is_some()
+                }
+            };
+            // The first exchange creates; the others find the keyword there already.
+            let refused = text.contains("already exists");
+            assert!(created || refused, "{request} → {accept}: {text}");
+        }
+    }
+    let roots = retrieve(&server, json!({"path": "/"})).await;
+    assert_eq!(paths(&roots), ["/Season", "/X1", "/X2", "/X3"]);
+    server.stop().await;
+}
+
+/// Sixteen clients persist keywords at once: every keyword is stored once, under its own id, and
+/// of sixteen attempts to create the same keyword exactly one succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_clients_persist_at_once_without_sharing_an_id() {
+    const CLIENTS: usize = 16;
+    const BATCHES: usize = 10;
+    const PER_BATCH: usize = 5;
+    let mut urls = backends("keywords concurrency").await;
+    // A file, so that SQLite serves the clients on several connections (memory has one).
+    let folder = std::env::temp_dir().join(format!("core-keywords-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    urls[0] = format!("sqlite://{}/core.db", folder.display());
+    for url in urls {
+        let server = std::sync::Arc::new(server(&url).await);
+        let mut tasks = Vec::new();
+        for client in 0..CLIENTS {
+            let server = server.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut records = Vec::new();
+                for batch in 0..BATCHES {
+                    let mut kwd: Vec<Value> = (0..PER_BATCH)
+                        .map(|n| json!({"parentPath": "/Season", "name": name(&format!("C{client}-B{batch}-{n}"))}))
+                        .collect();
+                    kwd.push(json!({"name": name(&format!("Shared{batch}"))}));
+                    records.extend(persist(&server, Value::Array(kwd)).await);
+                }
+                records
+            }));
+        }
+        let mut ids = HashSet::new();
+        let mut created = 0;
+        let mut shared_created = 0;
+        for task in tasks {
+            for record in task.await.expect("a client finishes") {
+                let shared = record["path"]
+                    .as_str()
+                    .is_none_or(|path| path.starts_with("/Shared"));
+                match record["status"].as_str() {
+                    Some("SUCCESS") => {
+                        assert!(
+                            ids.insert(record["id"].as_i64().expect("an id")),
+                            "{record}"
+                        );
+                        created += 1;
+                        shared_created += usize::from(shared);
+                    }
+                    _ => assert!(
+                        shared
+                            && record["description"]
+                                .as_str()
+                                .is_some_and(|text| text.ends_with("already exists")),
+                        "{record}"
+                    ),
+                }
+            }
+        }
+        assert_eq!(
+            shared_created, BATCHES,
+            "each shared keyword is created once"
+        );
+        assert_eq!(created, CLIENTS * BATCHES * PER_BATCH + BATCHES);
+        let below = retrieve(&server, json!({"path": "/Season"})).await;
+        assert_eq!(below.len(), CLIENTS * BATCHES * PER_BATCH + 1);
+        let roots = retrieve(&server, json!({"path": "/"})).await;
+        assert_eq!(roots.len(), 1 + BATCHES);
+        let stored: HashSet<i64> = below
+            .iter()
+            .chain(&roots)
+            .filter_map(|kwd| kwd["id"].as_i64())
+            .collect();
+        assert!(ids.is_subset(&stored));
+        if let Ok(server) = std::sync::Arc::try_unwrap(server) {
+            server.stop().await;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}

@@ -1,0 +1,72 @@
+//! The Common module of the specification: one file per resource, the operations here.
+//!
+//! Implemented: `transform`, `keywordsRetrieve`, `keywordsPersist`. The other operations answer
+//! 501 with a ResponseType body naming the operation, through the default methods of the
+//! generated `CommonApi` trait.
+
+mod keywords;
+
+use core_api::{
+    CommonApi,
+    types::{KeywordRequest, Kwds, PimType, Responses, ServiceType},
+};
+
+use super::{
+    batch,
+    envelope::{self, accept_schema_version, answer_schema_version},
+};
+use crate::{error::ApiError, http::host::Context, service::Service, storage::now_utc};
+
+impl CommonApi for Service {
+    /// The message was decoded from the request's representation by the host; answering it is
+    /// encoding it in the representation `Accept` names. Only `schemaVersion` is set to the
+    /// version this service speaks; nothing is stored.
+    async fn transform(
+        &self,
+        _context: &Context,
+        input: ServiceType,
+    ) -> Result<ServiceType, ApiError> {
+        let mut message = input.0;
+        accept_schema_version(message.schema_version.as_ref())?;
+        message.schema_version = answer_schema_version();
+        Ok(ServiceType(message))
+    }
+
+    async fn keywords_retrieve(
+        &self,
+        context: &Context,
+        input: KeywordRequest,
+    ) -> Result<ServiceType, ApiError> {
+        let kwd = keywords::retrieve(&self.database, &context.caller, &input).await?;
+        Ok(ServiceType(PimType {
+            kwds: Some(Kwds { kwd }),
+            ..envelope::answer(self, None)
+        }))
+    }
+
+    async fn keywords_persist(
+        &self,
+        _context: &Context,
+        input: PimType,
+    ) -> Result<PimType, ApiError> {
+        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
+        let kwds = input.kwds.ok_or_else(|| ApiError::missing("", "kwds"))?;
+        batch::check_size("kwds/kwd", kwds.kwd.len())?;
+        let mut response = Vec::with_capacity(kwds.kwd.len());
+        for kwd in &kwds.kwd {
+            let now = now_utc();
+            let record = match self.database.write().await {
+                Ok(mut transaction) => {
+                    let outcome = keywords::persist(&mut transaction, kwd, &now).await;
+                    batch::settle(transaction, outcome, keywords::echo(kwd)).await
+                }
+                Err(error) => batch::failed(&error, keywords::echo(kwd)),
+            };
+            response.push(record);
+        }
+        Ok(PimType {
+            responses: Some(Responses { response }),
+            ..envelope::answer(self, None)
+        })
+    }
+}

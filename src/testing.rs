@@ -1,0 +1,27 @@
+//! Helpers for the tests of this workspace that need a database of their own.
+
+/// Creates an empty schema in the PostgreSQL database `url` names and gives a URL whose
+/// connections use it (`options[search_path]`), so that a test starts from nothing on a server
+/// that keeps its data between runs.
+pub async fn fresh_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|since| since.as_micros())
+        .unwrap_or_default();
+    let schema = format!(
+        "test_{since}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(url).await?;
+    // The name is made of digits and underscores only.
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+        .execute(&pool)
+        .await?;
+    pool.close().await;
+    let separator = if url.contains('?') { '&' } else { '?' };
+    Ok(format!("{url}{separator}options[search_path]={schema}"))
+}
