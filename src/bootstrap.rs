@@ -400,6 +400,28 @@ pub async fn load_file(database: &Database, path: &Path) -> Result<Loaded, Boots
     load(database, &document, &folder).await
 }
 
+/// The demo catalogue `serve --demo` loads (`demo/demo.json`), embedded in the binary so that
+/// the demo needs no file beside it (its binaries are inline base64).
+pub const DEMO: &str = include_str!("../demo/demo.json");
+
+/// Reads the demo document.
+pub fn demo() -> Result<Bootstrap, BootstrapError> {
+    serde_json::from_str(DEMO).map_err(|error| BootstrapError::Format {
+        path: "demo/demo.json".to_string(),
+        message: error.to_string(),
+    })
+}
+
+/// Loads the demo document; answers what was loaded and the token it declares.
+pub async fn load_demo(database: &Database) -> Result<(Loaded, Option<String>), BootstrapError> {
+    let document = demo()?;
+    let loaded = load(database, &document, Path::new(".")).await?;
+    Ok((
+        loaded,
+        document.tokens.first().map(|token| token.token.clone()),
+    ))
+}
+
 /// Loads a document in one transaction.
 pub async fn load(
     database: &Database,

@@ -1,6 +1,6 @@
 //! `core-server`: the command line of the service.
 
-use std::{net::SocketAddr, process::ExitCode};
+use std::{io::Write, net::SocketAddr, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 use core_server::{
@@ -64,6 +64,10 @@ enum Command {
         /// A bootstrap document to load before serving (as `import` does).
         #[arg(long)]
         bootstrap: Option<std::path::PathBuf>,
+        /// Loads the demo catalogue (demo/demo.json) before serving and prints its token, alone,
+        /// on standard output.
+        #[arg(long)]
+        demo: bool,
         /// The `sourceEnv` that answers carry in their `meta`.
         #[arg(long, env = "CORE_SOURCE_ENV", default_value = DEFAULT_SOURCE_ENV)]
         source_env: String,
@@ -145,6 +149,7 @@ fn main() -> ExitCode {
                 xml_namespace,
                 max_body_bytes,
                 bootstrap,
+                demo,
                 source_env,
             } => {
                 let settings = Settings {
@@ -154,6 +159,7 @@ fn main() -> ExitCode {
                     max_body_bytes,
                     limits: Limits::default(),
                     bootstrap,
+                    demo,
                     source_env,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
@@ -240,6 +246,20 @@ async fn open(database_url: &str) -> Result<Database, String> {
 
 async fn serve(settings: Settings) -> Result<(), server::ServeError> {
     let running = server::start(settings).await?;
+    if let Some(token) = &running.demo_token {
+        // Alone on standard output, so that scripts can capture it (a closed stream is ignored).
+        let mut stdout = std::io::stdout();
+        let _ = writeln!(stdout, "{token}").and_then(|()| stdout.flush());
+        say(&format!(
+            "core-server: demo catalogue loaded; try\n  curl -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"path\": \"/\", \"level\": -1}}' http://{}/api/core/v1/common/keywords/retrieve",
+            running.address
+        ));
+        if !running.address.ip().is_loopback() {
+            say(
+                "core-server: warning: the demo token is public; do not serve the demo beyond this machine",
+            );
+        }
+    }
     // Tests and scripts read this line to find the port when 0 was asked for.
     say(&format!(
         "core-server listening on http://{}",
@@ -252,7 +272,6 @@ async fn serve(settings: Settings) -> Result<(), server::ServeError> {
 
 /// Writes a line to standard error, ignoring a closed stream (unlike `eprintln!`, which panics).
 fn say(line: &str) {
-    use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 

@@ -40,6 +40,8 @@ pub struct RunningServer {
     pub address: SocketAddr,
     /// Its database, for tests and tools that set up users and data beside it.
     pub database: Database,
+    /// The token of the demo catalogue, when it was loaded (`--demo`).
+    pub demo_token: Option<String>,
     stop: oneshot::Sender<()>,
     task: JoinHandle<std::io::Result<()>>,
 }
@@ -64,6 +66,12 @@ impl RunningServer {
 /// Opens the database, binds the address and serves in the background.
 pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let database = Database::connect(&settings.database_url).await?;
+    let mut demo_token = None;
+    if settings.demo {
+        let (loaded, token) = crate::bootstrap::load_demo(&database).await?;
+        tracing::info!(records = loaded.records, "demo catalogue loaded");
+        demo_token = token;
+    }
     if let Some(file) = &settings.bootstrap {
         let loaded = crate::bootstrap::load_file(&database, file).await?;
         tracing::info!(file = %file.display(), records = loaded.records, "bootstrap loaded");
@@ -97,6 +105,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     Ok(RunningServer {
         address,
         database,
+        demo_token,
         stop,
         task,
     })

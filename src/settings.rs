@@ -19,6 +19,8 @@ pub struct Settings {
     pub limits: Limits,
     /// A bootstrap document loaded before serving (`--bootstrap`).
     pub bootstrap: Option<std::path::PathBuf>,
+    /// Whether the demo catalogue is loaded before serving (`--demo`).
+    pub demo: bool,
     /// The `sourceEnv` every answer's `meta` carries (D-11).
     pub source_env: String,
 }
@@ -42,6 +44,7 @@ impl Settings {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             limits: Limits::default(),
             bootstrap: None,
+            demo: false,
             source_env: DEFAULT_SOURCE_ENV.to_string(),
         }
     }

@@ -25,3 +25,23 @@ pub async fn fresh_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
     let separator = if url.contains('?') { '&' } else { '?' };
     Ok(format!("{url}{separator}options[search_path]={schema}"))
 }
+
+/// Drops the schema a database opened with a URL of [`fresh_postgres_schema`] works in; does
+/// nothing on SQLite.
+pub async fn drop_postgres_schema(database: &crate::storage::Database) -> Result<(), sqlx::Error> {
+    if database.backend() != crate::storage::Backend::Postgres {
+        return Ok(());
+    }
+    let schema: String = sqlx::Row::try_get(
+        &sqlx::query("SELECT CAST(current_schema() AS TEXT) AS schema")
+            .fetch_one(database.pool())
+            .await?,
+        "schema",
+    )?;
+    if schema.starts_with("test_") {
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+            .execute(database.pool())
+            .await?;
+    }
+    Ok(())
+}

@@ -71,11 +71,8 @@ fn serve_starts_and_answers() {
     let token = stdout.trim();
     let bearer = format!("Authorization: Bearer {token}\r\n");
     let (status, body) = exchange(&address, &components(&bearer));
-    assert_eq!(status, 501);
-    assert!(
-        body.contains("operation 'componentsRetrieve' is not implemented yet"),
-        "{body}"
-    );
+    assert_eq!(status, 404);
+    assert!(body.contains("no component is configured"), "{body}");
     let revoke = core_server(&["token", "revoke", token], &url);
     assert!(
         revoke.status.success(),
@@ -147,10 +144,66 @@ fn import_loads_a_document_and_refuses_a_broken_one_whole() {
     let (server, address) = serve_with(&url, &["--bootstrap", &good]);
     let request = "POST /api/core/v1/common/components/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer 0123456789abcdef.0123456789abcdef0123456789abcdef\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     let (status, _) = exchange(&address, request);
-    assert_eq!(
-        status, 501,
-        "authorized; the operation itself is not implemented yet"
-    );
+    assert_eq!(status, 404, "authorized; no component is configured");
     drop(server);
     let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// The README's run command: `serve --demo` loads the demo catalogue and prints its token alone on
+/// standard output; the token answers with data; a restart keeps the data and does not duplicate
+/// the demo.
+#[test]
+fn serve_demo_loads_the_catalogue_once_and_prints_a_working_token() {
+    use std::io::{BufRead, BufReader};
+    let folder = std::env::temp_dir().join(format!("core-server-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/data/core.db", folder.display());
+    let mut keywords = Vec::new();
+    for _ in 0..2 {
+        let (mut server, address) = serve_with(&url, &["--demo"]);
+        let stdout = server.0.stdout.take().expect("stdout");
+        let token = BufReader::new(stdout)
+            .lines()
+            .next()
+            .and_then(Result::ok)
+            .expect("a token line");
+        let body = r#"{"path": "/", "level": -1, "retrieveLinks": true}"#;
+        let request = format!(
+            "POST /api/core/v1/common/keywords/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let (status, body) = exchange(&address, &request);
+        assert_eq!(status, 200, "{body}");
+        let body: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        let paths: Vec<String> = body["kwds"]["kwd"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|kwd| kwd["path"].as_str().map(str::to_string))
+            .collect();
+        assert!(paths.contains(&"/Season/Summer".to_string()), "{paths:?}");
+        keywords.push(paths);
+        drop(server);
+    }
+    assert_eq!(
+        keywords[0], keywords[1],
+        "a restart neither loses nor duplicates"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn the_demo_document_reads_and_has_every_attribute_type() {
+    let document = core_server::bootstrap::demo().expect("the demo document reads");
+    assert!(document.locales.len() >= 3 && document.glossaries.len() >= 2);
+    let types: std::collections::BTreeSet<&str> = document
+        .attribute_definitions
+        .iter()
+        .map(|definition| definition.type_.as_str())
+        .collect();
+    assert_eq!(
+        types.into_iter().collect::<Vec<_>>(),
+        ["boolean", "date", "number", "ref", "table", "text"],
+        "an attribute definition of every type"
+    );
 }

@@ -186,7 +186,14 @@ impl TestServer {
         database_url: &str,
         adjust: impl FnOnce(&mut Settings),
     ) -> TestServer {
-        let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), database_url);
+        let database_url = if database_url.starts_with("postgres") {
+            core_server::testing::fresh_postgres_schema(database_url)
+                .await
+                .expect("a fresh PostgreSQL schema")
+        } else {
+            database_url.to_string()
+        };
+        let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), &database_url);
         adjust(&mut settings);
         let running = start(settings).await.expect("the server starts");
         let token = auth::issue(&running.database, "tester", &[auth::ADMIN.to_string()])
@@ -222,26 +229,26 @@ impl TestServer {
         format!("http://{}{path}", self.address)
     }
 
-    /// Stops the server.
+    /// Stops the server (and drops its PostgreSQL schema).
     pub async fn stop(mut self) {
         if let Some(running) = self.running.take() {
             running.stop().await.expect("the server stops cleanly");
         }
+        core_server::testing::drop_postgres_schema(&self.database)
+            .await
+            .expect("the schema is dropped");
     }
 }
 
-/// The databases a test runs on, each fresh and empty: an in-memory SQLite database always, and a
-/// new schema of the PostgreSQL database `CORE_TEST_POSTGRES_URL` names when it is set (its
-/// `search_path` in the URL). Prints which ones, so a run shows what it tested.
+/// The databases a test runs on: in-memory SQLite always, and the PostgreSQL database
+/// `CORE_TEST_POSTGRES_URL` names when it is set. Every [`TestServer`] started on one of them
+/// gets an empty database of its own (on PostgreSQL a new schema, dropped when it stops). Prints
+/// which ones, so a run shows what it tested.
 pub async fn backends(test: &str) -> Vec<String> {
     let mut urls = vec!["sqlite::memory:".to_string()];
     match std::env::var("CORE_TEST_POSTGRES_URL") {
         Ok(url) => {
-            urls.push(
-                core_server::testing::fresh_postgres_schema(&url)
-                    .await
-                    .expect("a fresh PostgreSQL schema"),
-            );
+            urls.push(url);
             eprintln!("{test}: SQLite and PostgreSQL");
         }
         Err(_) => eprintln!("{test}: SQLite only (CORE_TEST_POSTGRES_URL is not set)"),

@@ -10,7 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-/// A running `core-server serve`, killed when dropped.
+/// A running `core-server serve`, killed when dropped; its standard output is piped.
 pub struct Server(pub Child);
 
 impl Drop for Server {
@@ -37,7 +37,7 @@ pub fn serve_with(database_url: &str, arguments: &[&str]) -> (Server, String) {
             database_url,
         ])
         .args(arguments)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");

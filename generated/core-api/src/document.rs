@@ -1773,7 +1773,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "Common"
         ],
         "summary": "Retrieve the enabled components",
-        "description": "Response `application/json`: object string to string (component name to status).\n\nThe body is optional: none, or an empty JSON object; anything else is 400. The map holds the\ncomponents loaded into the service with their status (`ACTIVE` or `INACTIVE`); when no\ncomponent is configured the answer is 404 (D-35).\n",
+        "description": "Response `application/json`: object string to string (component name to status).\n\nThe body is optional: none, or an empty JSON object; anything else is 400. The map holds the\ncomponents loaded into the service with their status (`ACTIVE` or `INACTIVE`), keys in name\norder; when no component is configured the answer is 404 with \"no component is configured\"\n(D-35).\n",
         "requestBody": {
           "required": false,
           "content": {
@@ -1782,8 +1782,8 @@ pub const OPENAPI_JSON: &str = r##"{
                 "$ref": "#/components/schemas/ComponentsRequest"
               },
               "examples": {
-                "empty": {
-                  "summary": "An empty body object",
+                "all": {
+                  "summary": "An empty body object (every configured component)",
                   "value": {}
                 }
               }

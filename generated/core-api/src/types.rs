@@ -501,26 +501,27 @@ impl ::std::default::Default for ClassificationRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct Components(
-    pub ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+    pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
 );
 impl ::std::ops::Deref for Components {
-    type Target = ::std::collections::HashMap<::std::string::String, ::std::string::String>;
-    fn deref(&self) -> &::std::collections::HashMap<::std::string::String, ::std::string::String> {
+    type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
+    fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
         &self.0
     }
 }
 impl ::std::convert::From<Components>
-    for ::std::collections::HashMap<::std::string::String, ::std::string::String>
+    for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
 {
     fn from(value: Components) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::std::collections::HashMap<::std::string::String, ::std::string::String>>
+impl
+    ::std::convert::From<::std::collections::BTreeMap<::std::string::String, ::std::string::String>>
     for Components
 {
     fn from(
-        value: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     ) -> Self {
         Self(value)
     }
@@ -1039,26 +1040,27 @@ impl ::std::default::Default for Message {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct MessageParameters(
-    pub ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+    pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
 );
 impl ::std::ops::Deref for MessageParameters {
-    type Target = ::std::collections::HashMap<::std::string::String, ::std::string::String>;
-    fn deref(&self) -> &::std::collections::HashMap<::std::string::String, ::std::string::String> {
+    type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
+    fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
         &self.0
     }
 }
 impl ::std::convert::From<MessageParameters>
-    for ::std::collections::HashMap<::std::string::String, ::std::string::String>
+    for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
 {
     fn from(value: MessageParameters) -> Self {
         value.0
     }
 }
-impl ::std::convert::From<::std::collections::HashMap<::std::string::String, ::std::string::String>>
+impl
+    ::std::convert::From<::std::collections::BTreeMap<::std::string::String, ::std::string::String>>
     for MessageParameters
 {
     fn from(
-        value: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     ) -> Self {
         Self(value)
     }

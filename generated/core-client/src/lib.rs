@@ -478,18 +478,18 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
     pub struct Components(
-        pub ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     );
     impl ::std::ops::Deref for Components {
-        type Target = ::std::collections::HashMap<::std::string::String, ::std::string::String>;
+        type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
         fn deref(
             &self,
-        ) -> &::std::collections::HashMap<::std::string::String, ::std::string::String> {
+        ) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
             &self.0
         }
     }
     impl ::std::convert::From<Components>
-        for ::std::collections::HashMap<::std::string::String, ::std::string::String>
+        for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
     {
         fn from(value: Components) -> Self {
             value.0
@@ -497,11 +497,11 @@ pub mod types {
     }
     impl
         ::std::convert::From<
-            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         > for Components
     {
         fn from(
-            value: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         ) -> Self {
             Self(value)
         }
@@ -1022,18 +1022,18 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
     pub struct MessageParameters(
-        pub ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+        pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     );
     impl ::std::ops::Deref for MessageParameters {
-        type Target = ::std::collections::HashMap<::std::string::String, ::std::string::String>;
+        type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
         fn deref(
             &self,
-        ) -> &::std::collections::HashMap<::std::string::String, ::std::string::String> {
+        ) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
             &self.0
         }
     }
     impl ::std::convert::From<MessageParameters>
-        for ::std::collections::HashMap<::std::string::String, ::std::string::String>
+        for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
     {
         fn from(value: MessageParameters) -> Self {
             value.0
@@ -1041,11 +1041,11 @@ pub mod types {
     }
     impl
         ::std::convert::From<
-            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         > for MessageParameters
     {
         fn from(
-            value: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         ) -> Self {
             Self(value)
         }
@@ -2387,8 +2387,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     Response `application/json`: object string to string (component name to status).
 
     The body is optional: none, or an empty JSON object; anything else is 400. The map holds the
-    components loaded into the service with their status (`ACTIVE` or `INACTIVE`); when no
-    component is configured the answer is 404 (D-35).
+    components loaded into the service with their status (`ACTIVE` or `INACTIVE`), keys in name
+    order; when no component is configured the answer is 404 with "no component is configured"
+    (D-35).
 
 
     Sends a `POST` request to `/api/core/v1/common/components/retrieve`

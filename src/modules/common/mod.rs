@@ -1,14 +1,19 @@
 //! The Common module of the specification: one file per resource, the operations here.
 //!
-//! Implemented: `transform`, `keywordsRetrieve`, `keywordsPersist`. The other operations answer
-//! 501 with a ResponseType body naming the operation, through the default methods of the
-//! generated `CommonApi` trait.
+//! Implemented: `transform`, `localesRetrieve`, `keywordsRetrieve`, `keywordsPersist`,
+//! `componentsRetrieve`. The other operations answer 501 with a ResponseType body naming the
+//! operation, through the default methods of the generated `CommonApi` trait.
 
+mod components;
 mod keywords;
+mod locales;
 
 use core_api::{
     CommonApi,
-    types::{KeywordRequest, Kwds, PimType, Responses, ServiceType},
+    types::{
+        Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales, PimType,
+        Responses, ServiceType,
+    },
 };
 
 use super::{
@@ -30,6 +35,29 @@ impl CommonApi for Service {
         accept_schema_version(message.schema_version.as_ref())?;
         message.schema_version = answer_schema_version();
         Ok(ServiceType(message))
+    }
+
+    async fn locales_retrieve(
+        &self,
+        _context: &Context,
+        input: LocaleRequest,
+    ) -> Result<PimType, ApiError> {
+        let locale = locales::retrieve(&self.database, &input).await?;
+        Ok(PimType {
+            locales: Some(Locales {
+                locale,
+                mode: Some("delta".to_string()),
+            }),
+            ..envelope::answer(self, Some("locale"))
+        })
+    }
+
+    async fn components_retrieve(
+        &self,
+        _context: &Context,
+        _input: Option<ComponentsRequest>,
+    ) -> Result<Components, ApiError> {
+        components::retrieve(&self.database).await
     }
 
     async fn keywords_retrieve(

@@ -22,6 +22,7 @@ pub fn generate(document: &Document) -> Result<proc_macro2::TokenStream> {
         serde_json::from_value(filtered).context("the filtered document")?;
     let mut settings = progenitor::GenerationSettings::default();
     settings.with_interface(progenitor::InterfaceStyle::Positional);
+    settings.with_map_type("::std::collections::BTreeMap");
     let generated = std::panic::catch_unwind(move || {
         let mut generator = progenitor::Generator::new(&settings);
         generator

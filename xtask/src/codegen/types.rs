@@ -33,6 +33,8 @@ pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<proc_ma
 
     let mut settings = typify::TypeSpaceSettings::default();
     settings.with_derive("PartialEq".to_string());
+    // Maps (components, message parameters) keep their keys sorted, so answers are byte-stable.
+    settings.with_map_type("::std::collections::BTreeMap");
     let mut space = typify::TypeSpace::new(&settings);
     space
         .add_root_schema(schemars::schema::RootSchema {

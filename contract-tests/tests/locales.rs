@@ -1,0 +1,180 @@
+//! `locales/retrieve` over HTTP (D-45): the modes, the rules tying `ids` and `tids` to them, and
+//! `exportConfig`; on SQLite and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
+
+use contract_tests::{TestServer, backends, issue_item};
+use core_server::bootstrap;
+use serde_json::{Value, json};
+
+const RETRIEVE: &str = "/api/core/v1/common/locales/retrieve";
+
+async fn server(url: &str) -> TestServer {
+    let server = TestServer::start_on(url).await;
+    let fixture = serde_json::from_value(json!({"locales": [
+        {"tid": "en_GB", "language": "en", "country": "GB", "name": "English", "contentLocale": true,
+         "defaultContentLocale": true, "frontendLocale": true, "defaultFrontendLocale": true},
+        {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch", "contentLocale": true,
+         "customDateFormatsEnabled": true},
+        {"tid": "it_IT", "language": "it", "country": "IT", "name": "Italiano", "frontendLocale": true}
+    ]}))
+    .expect("a bootstrap document");
+    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
+        .await
+        .expect("the fixture loads");
+    server
+}
+
+async fn post(server: &TestServer, accept: &str, body: Value) -> (u16, String) {
+    let answer = server
+        .client()
+        .post(server.url(RETRIEVE))
+        .header("Content-Type", "application/json")
+        .header("Accept", accept)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("answers");
+    (
+        answer.status().as_u16(),
+        answer.text().await.expect("a body"),
+    )
+}
+
+async fn tids(server: &TestServer, body: Value) -> Vec<String> {
+    let (status, text) = post(server, "application/json", body).await;
+    assert_eq!(status, 200, "{text}");
+    let value: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["locales"]["mode"], "delta");
+    value["locales"]["locale"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|locale| locale["tid"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn modes_select_and_rules_refuse() {
+    for url in backends("locales retrieve").await {
+        let server = server(&url).await;
+        assert_eq!(
+            tids(&server, json!({"mode": "ALL"})).await,
+            ["en_GB", "de_DE", "it_IT"]
+        );
+        assert_eq!(
+            tids(&server, json!({"mode": "CONTENT"})).await,
+            ["en_GB", "de_DE"]
+        );
+        assert_eq!(
+            tids(&server, json!({"mode": "FRONTEND"})).await,
+            ["en_GB", "it_IT"]
+        );
+        assert_eq!(
+            tids(
+                &server,
+                json!({"mode": "TID", "tids": ["it_IT", "xx_XX", "en_GB"]})
+            )
+            .await,
+            ["en_GB", "it_IT"],
+            "ordered by id, unknown tids skipped"
+        );
+        assert_eq!(
+            tids(&server, json!({"mode": "ID", "ids": [2, 99]})).await,
+            ["de_DE"]
+        );
+        for (body, message) in [
+            (
+                json!({"mode": "ALL", "ids": [1]}),
+                "when ids is set, mode must be ID",
+            ),
+            (
+                json!({"mode": "ID", "tids": ["en_GB"]}),
+                "when tids is set, mode must be TID",
+            ),
+            (json!({"mode": "ID"}), "mode ID needs a non-empty ids"),
+            (
+                json!({"mode": "TID", "tids": []}),
+                "mode TID needs a non-empty tids",
+            ),
+            (json!({}), "missing required value 'mode'"),
+            (json!({"mode": "SOME"}), "mode"),
+            (
+                json!({"mode": "ALL", "exportConfig": "yes"}),
+                "exportConfig: expected boolean",
+            ),
+        ] {
+            let (status, text) = post(&server, "application/json", body.clone()).await;
+            assert_eq!(status, 400, "{body}: {text}");
+            let value: Value = serde_json::from_str(&text).expect("JSON");
+            let said = issue_item(&value, "errorMessage").unwrap_or_default();
+            assert!(said.contains(message), "{body}: {said}");
+        }
+        // `config` only with exportConfig; meta with the four flags; all three representations.
+        let (_, text) = post(
+            &server,
+            "application/json",
+            json!({"mode": "ID", "ids": [2]}),
+        )
+        .await;
+        let plain: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(plain["locales"]["locale"][0].get("config").is_none());
+        assert_eq!(
+            plain["locales"]["locale"][0]["meta"]["itm"],
+            json!([
+                {"key": "contentLocale", "value": "true"},
+                {"key": "defaultContentLocale", "value": "false"},
+                {"key": "defaultFrontendLocale", "value": "false"},
+                {"key": "frontendLocale", "value": "false"}
+            ])
+        );
+        assert_eq!(
+            plain["meta"]["itm"][3],
+            json!({"key": "itemInformationType", "value": "locale"})
+        );
+        let request = json!({"mode": "ID", "ids": [2], "exportConfig": true});
+        let (_, xml) = post(&server, "application/xml", request.clone()).await;
+        assert!(
+            xml.contains(r#"<itms mode="delta" type="dateFormat">"#)
+                && xml.contains(r#"<itm key="customDateFormatsEnabled">true</itm>"#),
+            "{xml}"
+        );
+        let (_, compact) = post(&server, "application/json+compact", request).await;
+        let compact: Value = serde_json::from_str(&compact).expect("JSON");
+        assert_eq!(compact["locales"]["mode"], "delta");
+        assert_eq!(
+            compact["locales"]["entries"][0]["meta"]["contentLocale"],
+            "true"
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn components_answer_the_configured_map_or_404() {
+    for url in backends("components retrieve").await {
+        let server = TestServer::start_on(&url).await;
+        let path = server.url("/api/core/v1/common/components/retrieve");
+        let answer = server.client().post(&path).send().await.expect("answers");
+        assert_eq!(answer.status().as_u16(), 404);
+        let fixture =
+            serde_json::from_value(json!({"components": {"PIM": "ACTIVE", "CM": "INACTIVE"}}))
+                .expect("a bootstrap document");
+        bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
+            .await
+            .expect("loads");
+        for body in [None, Some("{}")] {
+            let mut request = server.client().post(&path);
+            if let Some(body) = body {
+                request = request
+                    .header("Content-Type", "application/json")
+                    .body(body);
+            }
+            let answer = request.send().await.expect("answers");
+            assert_eq!(answer.status().as_u16(), 200);
+            assert_eq!(
+                answer.text().await.expect("text"),
+                r#"{"CM":"INACTIVE","PIM":"ACTIVE"}"#
+            );
+        }
+        server.stop().await;
+    }
+}
