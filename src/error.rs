@@ -15,6 +15,10 @@ pub enum ApiError {
     /// The request breaks a rule of the operation.
     #[error("{0}")]
     Rule(String),
+    /// Items of the request break rules, so none is applied: one ERROR record each, answered in a
+    /// ResponsesType where the operation documents one for 400 (messages persist, D-34).
+    #[error("{}", .0.iter().filter_map(|record| record.description.as_deref()).collect::<Vec<_>>().join("; "))]
+    Items(Vec<types::ResponseType>),
     /// The `Content-Type` is not one the operation takes.
     #[error("'{0}' is not a request media type of this operation")]
     UnsupportedMediaType(String),
@@ -140,7 +144,9 @@ impl ApiError {
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::Invalid(_) | ApiError::Rule(_) => StatusCode::BAD_REQUEST,
+            ApiError::Invalid(_) | ApiError::Rule(_) | ApiError::Items(_) => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -161,7 +167,7 @@ impl ApiError {
                 ProblemClass::MissingValue => IssueCode::MissingValue,
                 ProblemClass::WrongType => IssueCode::WrongType,
             },
-            ApiError::Rule(_) => IssueCode::InvalidInput,
+            ApiError::Rule(_) | ApiError::Items(_) => IssueCode::InvalidInput,
             ApiError::UnsupportedMediaType(_) => IssueCode::UnsupportedMediaType,
             ApiError::NotAcceptable(_) => IssueCode::NotAcceptable,
             ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
@@ -177,7 +183,9 @@ impl ApiError {
     /// The record's `description`: the HTTP meaning (D-05).
     pub fn description(&self) -> &'static str {
         match self {
-            ApiError::Invalid(_) | ApiError::Rule(_) => "Invalid input provided",
+            ApiError::Invalid(_) | ApiError::Rule(_) | ApiError::Items(_) => {
+                "Invalid input provided"
+            }
             ApiError::UnsupportedMediaType(_) => "Unsupported media type",
             ApiError::NotAcceptable(_) => "Not acceptable",
             ApiError::PayloadTooLarge(_) => "Payload too large",

@@ -48,6 +48,13 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArg,
     },
+    /// Reads the messages sent with `messages/persist` (beyond the specification, D-44).
+    Messages {
+        #[command(subcommand)]
+        command: MessagesCommand,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
     /// Serves the Core Interface over HTTP.
     Serve {
         /// The address to listen on.
@@ -105,6 +112,19 @@ enum TokenCommand {
 }
 
 #[derive(Subcommand)]
+enum MessagesCommand {
+    /// Prints the stored messages, oldest first, one JSON object per line on standard output.
+    List {
+        /// Only the messages for this user.
+        #[arg(long)]
+        user: Option<String>,
+        /// Only the messages for this role.
+        #[arg(long)]
+        role: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
 enum RoleCommand {
     /// Lets a role (created if new) call every operation of modules, or single operations.
     Grant {
@@ -142,6 +162,9 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Token { command, database } => token(command, &database.database_url).await,
             Command::Role { command, database } => role(command, &database.database_url).await,
+            Command::Messages { command, database } => {
+                messages(command, &database.database_url).await
+            }
             Command::Import { file, database } => import(&file, &database.database_url).await,
             Command::Serve {
                 bind,
@@ -220,6 +243,25 @@ async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
                 .await
                 .map_err(|error| error.to_string())?;
             say(&format!("core-server: role '{role}' now grants {grants:?}"));
+        }
+    }
+    Ok(())
+}
+
+async fn messages(command: MessagesCommand, database_url: &str) -> Result<(), String> {
+    let database = open(database_url).await?;
+    match command {
+        MessagesCommand::List { user, role } => {
+            let messages =
+                core_server::modules::list_messages(&database, user.as_deref(), role.as_deref())
+                    .await
+                    .map_err(|error| error.to_string())?;
+            let mut stdout = std::io::stdout().lock();
+            for message in &messages {
+                let line = serde_json::to_string(message).map_err(|error| error.to_string())?;
+                writeln!(stdout, "{line}").map_err(|error| error.to_string())?;
+            }
+            say(&format!("core-server: {} message(s)", messages.len()));
         }
     }
     Ok(())

@@ -207,3 +207,40 @@ fn the_demo_document_reads_and_has_every_attribute_type() {
         "an attribute definition of every type"
     );
 }
+
+/// `messages list` prints what `messages/persist` stored, one JSON object per line (D-44).
+#[test]
+fn messages_list_prints_the_stored_messages() {
+    let folder = std::env::temp_dir().join(format!("core-server-messages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/core.db", folder.display());
+    let token = core_server(
+        &["token", "issue", "--user", "ops", "--role", "admin"],
+        &url,
+    );
+    let token = String::from_utf8(token.stdout).expect("UTF-8");
+    let (server, address) = serve(&url);
+    let body = r#"{"messages": [{"tid": "M-1", "subject": "Hello", "recipientRole": "editors"}]}"#;
+    let request = format!(
+        "POST /api/core/v1/common/messages/persist HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token.trim(),
+        body.len()
+    );
+    let (status, answer) = exchange(&address, &request);
+    assert_eq!(status, 200, "{answer}");
+    drop(server);
+    let listed = core_server(&["messages", "list", "--role", "editors"], &url);
+    assert!(listed.status.success());
+    let stdout = String::from_utf8(listed.stdout).expect("UTF-8");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["tid"], "M-1");
+    assert_eq!(lines[0]["subject"], "Hello");
+    assert_eq!(lines[0]["severity"], "INFO");
+    let none = core_server(&["messages", "list", "--user", "nobody"], &url);
+    assert!(none.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&folder);
+}

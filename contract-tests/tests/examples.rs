@@ -14,6 +14,7 @@ const OPERATIONS: &[&str] = &[
     "keywordsRetrieve",
     "keywordsPersist",
     "componentsRetrieve",
+    "messagesPersist",
 ];
 
 /// What the examples read: the specification's locales (ids 1 to 3) and keywords.

@@ -77,6 +77,7 @@ const IMPLEMENTED: &[&str] = &[
     "keywordsRetrieve",
     "keywordsPersist",
     "componentsRetrieve",
+    "messagesPersist",
 ];
 
 #[tokio::test]

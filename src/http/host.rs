@@ -178,12 +178,14 @@ impl Service {
             // Inside a ResponsesType the record reads like an item record: its description says
             // what is wrong with the message and where.
             record.description = Some(error.message());
+            let response = match error {
+                ApiError::Items(records) => records.clone(),
+                _ => vec![record],
+            };
             let body = types::ResponsesType {
                 schema_version: core_api::document::SCHEMA_VERSION.parse().ok(),
                 meta: None,
-                responses: Some(types::Responses {
-                    response: vec![record],
-                }),
+                responses: Some(types::Responses { response }),
             };
             self.encode_error(media.representation, &body)
         } else {

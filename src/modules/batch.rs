@@ -1,15 +1,20 @@
 //! Batch operations (persist, perform): items in request order, each in its own transaction, one
 //! result record per item (D-14), at most [`MAX_ITEMS`] items (D-37).
 //!
-//! An operation checks the size with [`check_size`], then for each item opens a transaction
-//! (`Database::write`), applies the item and hands the outcome to [`settle`], which commits a
-//! success and rolls back everything else: an item is written entirely or not at all, and one
-//! failing item never undoes or blocks the others.
+//! An operation checks the size with [`check_size`], then hands its items to [`run`], which opens
+//! a transaction per item (`Database::write`), applies the item and commits a success or rolls
+//! back everything else ([`settle`]): an item is written entirely or not at all, and one failing
+//! item never undoes or blocks the others.
 
 use core_api::types::{ResponseType, ResponseTypeStatus};
 use sqlx::{Any, Transaction};
 
-use crate::error::ApiError;
+use std::{future::Future, pin::Pin};
+
+use crate::{
+    error::ApiError,
+    storage::{Database, now_utc},
+};
 
 /// The most items one batch may carry (D-37).
 pub(crate) const MAX_ITEMS: usize = 1000;
@@ -43,10 +48,38 @@ impl From<sqlx::Error> for ItemError {
 /// An item's transaction.
 pub(crate) type Tx = Transaction<'static, Any>;
 
+/// What applying one item gives, borrowing its transaction and the item.
+pub(crate) type ItemFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ResponseType, ItemError>> + Send + 'a>>;
+
+/// Applies each item in request order, each in its own transaction begun at `now`, and gives one
+/// record per item. `echo` is an item's record before it is applied (what identifies it), used
+/// when the database fails.
+pub(crate) async fn run<I: Sync>(
+    database: &Database,
+    items: &[I],
+    echo: impl Fn(&I) -> ResponseType + Sync,
+    apply: impl for<'a> Fn(&'a mut Tx, &'a I, &'a str) -> ItemFuture<'a> + Sync,
+) -> Vec<ResponseType> {
+    let mut records = Vec::with_capacity(items.len());
+    for item in items {
+        let now = now_utc();
+        let record = match database.write().await {
+            Ok(mut transaction) => {
+                let outcome = apply(&mut transaction, item, &now).await;
+                settle(transaction, outcome, echo(item)).await
+            }
+            Err(error) => failed(&error, echo(item)),
+        };
+        records.push(record);
+    }
+    records
+}
+
 /// Ends an item's transaction: commits it when the item succeeded, rolls it back otherwise, and
 /// gives the item's record. `echo` is the record of the item (its identifying values), for when
 /// the database fails.
-pub(crate) async fn settle(
+async fn settle(
     transaction: Tx,
     outcome: Result<ResponseType, ItemError>,
     echo: ResponseType,
@@ -64,7 +97,7 @@ pub(crate) async fn settle(
 
 /// The record of an item the database failed on: status ERROR and a description with a support
 /// id, which the log repeats with the cause.
-pub(crate) fn failed(error: &sqlx::Error, echo: ResponseType) -> ResponseType {
+fn failed(error: &sqlx::Error, echo: ResponseType) -> ResponseType {
     let support_id = uuid::Uuid::new_v4().to_string();
     tracing::error!(support_id, %error, "a batch item failed in the database");
     ResponseType {

@@ -8,3 +8,5 @@ mod dam;
 mod envelope;
 mod peo;
 mod pim;
+
+pub use common::messages::{StoredMessage, list as list_messages};

@@ -92,7 +92,7 @@ impl Walk {
         }
         for (field, item) in fields.iter().zip(found.iter()) {
             match *item {
-                None if field.required && !field.repeated => {
+                None if field.required => {
                     return Err(DecodeError::at(
                         self.path.as_str(),
                         Problem::Missing(field.name.to_string()),

@@ -1,18 +1,19 @@
 //! The Common module of the specification: one file per resource, the operations here.
 //!
 //! Implemented: `transform`, `localesRetrieve`, `keywordsRetrieve`, `keywordsPersist`,
-//! `componentsRetrieve`. The other operations answer 501 with a ResponseType body naming the
+//! `componentsRetrieve`, `messagesPersist`. The other operations answer 501 with a ResponseType body naming the
 //! operation, through the default methods of the generated `CommonApi` trait.
 
 mod components;
 mod keywords;
 mod locales;
+pub(crate) mod messages;
 
 use core_api::{
     CommonApi,
     types::{
-        Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales, PimType,
-        Responses, ServiceType,
+        Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales,
+        MessagesPersistRequest, PimType, Responses, ResponsesType, ServiceType,
     },
 };
 
@@ -20,7 +21,7 @@ use super::{
     batch,
     envelope::{self, accept_schema_version, answer_schema_version},
 };
-use crate::{error::ApiError, http::host::Context, service::Service, storage::now_utc};
+use crate::{error::ApiError, http::host::Context, service::Service};
 
 impl CommonApi for Service {
     /// The message was decoded from the request's representation by the host; answering it is
@@ -60,6 +61,28 @@ impl CommonApi for Service {
         components::retrieve(&self.database).await
     }
 
+    async fn messages_persist(
+        &self,
+        _context: &Context,
+        input: MessagesPersistRequest,
+    ) -> Result<ResponsesType, ApiError> {
+        batch::check_size("messages", input.messages.len())?;
+        messages::check(&input.messages)?;
+        let response = batch::run(
+            &self.database,
+            &input.messages,
+            messages::echo,
+            |transaction, message, now| Box::pin(messages::persist(transaction, message, now)),
+        )
+        .await;
+        let envelope = envelope::answer(self, None);
+        Ok(ResponsesType {
+            schema_version: envelope.schema_version,
+            meta: envelope.meta,
+            responses: Some(Responses { response }),
+        })
+    }
+
     async fn keywords_retrieve(
         &self,
         context: &Context,
@@ -80,18 +103,13 @@ impl CommonApi for Service {
         envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
         let kwds = input.kwds.ok_or_else(|| ApiError::missing("", "kwds"))?;
         batch::check_size("kwds/kwd", kwds.kwd.len())?;
-        let mut response = Vec::with_capacity(kwds.kwd.len());
-        for kwd in &kwds.kwd {
-            let now = now_utc();
-            let record = match self.database.write().await {
-                Ok(mut transaction) => {
-                    let outcome = keywords::persist(&mut transaction, kwd, &now).await;
-                    batch::settle(transaction, outcome, keywords::echo(kwd)).await
-                }
-                Err(error) => batch::failed(&error, keywords::echo(kwd)),
-            };
-            response.push(record);
-        }
+        let response = batch::run(
+            &self.database,
+            &kwds.kwd,
+            keywords::echo,
+            |transaction, kwd, now| Box::pin(keywords::persist(transaction, kwd, now)),
+        )
+        .await;
         Ok(PimType {
             responses: Some(Responses { response }),
             ..envelope::answer(self, None)
