@@ -15,9 +15,12 @@ const OPERATIONS: &[&str] = &[
     "keywordsPersist",
     "componentsRetrieve",
     "messagesPersist",
+    "glossaryEntriesPersist",
+    "glossaryEntriesPerform",
 ];
 
-/// What the examples read: the specification's locales (ids 1 to 3) and keywords.
+/// What the examples read: the specification's locales (ids 1 to 3), keywords and glossaries
+/// (ids 1 and 2).
 fn fixture() -> Bootstrap {
     serde_json::from_value(json!({
         "locales": [
@@ -30,6 +33,12 @@ fn fixture() -> Bootstrap {
         ],
         "components": {"PIM": "ACTIVE", "CM": "ACTIVE", "DAM": "ACTIVE", "PEO": "ACTIVE"},
         "assets": [{"tid": "A-1001"}],
+        "glossaries": [
+            {"tid": "GL-1", "name": "Clothing", "entries": [
+                {"tid": "GE-1", "type": "term", "loc": "de_DE", "value": "Hose"}
+            ]},
+            {"tid": "GL-2", "name": "Archive"}
+        ],
         "keywords": [
             {"path": "/Season", "names": {"de_DE": "Jahreszeit"}},
             {"path": "/Season/Summer", "names": {"de_DE": "Sommer"}, "assets": ["A-1001"]}
@@ -38,19 +47,35 @@ fn fixture() -> Bootstrap {
     .expect("the fixture is a bootstrap document")
 }
 
-/// Replaces generated values: ids and timestamps.
+/// Item keys whose text the server generates.
+const GENERATED_ITEMS: [&str; 4] = ["messageTime", "creationDate", "newId", "newTid"];
+
+/// Whether a value is generated: a number under `id`/`parentId`, a UUID under `tid`.
+fn generated_attribute(name: &str, value: &str) -> bool {
+    match name {
+        "id" | "parentId" => true,
+        "tid" => value.len() == 36 && value.matches('-').count() == 4,
+        _ => false,
+    }
+}
+
+/// Replaces generated values: ids, generated tids and timestamps.
 fn redact_json(value: &mut Value) {
     match value {
         Value::Object(object) => {
-            let timestamp = object
+            let generated_item = object
                 .get("key")
                 .and_then(Value::as_str)
-                .is_some_and(is_generated_key);
+                .is_some_and(|key| GENERATED_ITEMS.contains(&key));
             for (key, value) in object.iter_mut() {
-                if (key == "id" || key == "parentId") && value.is_i64() {
-                    *value = json!("[id]");
-                } else if (timestamp && key == "value")
-                    || (is_generated_key(key) && value.is_string())
+                let text = match value {
+                    Value::Number(number) => number.to_string(),
+                    Value::String(text) => text.clone(),
+                    _ => String::new(),
+                };
+                if (!text.is_empty() && generated_attribute(key, &text))
+                    || (generated_item && key == "value")
+                    || (GENERATED_ITEMS.contains(&key.as_str()) && value.is_string())
                 {
                     *value = json!("[generated]");
                 } else {
@@ -63,36 +88,37 @@ fn redact_json(value: &mut Value) {
     }
 }
 
-fn is_generated_key(key: &str) -> bool {
-    matches!(key, "messageTime" | "creationDate")
-}
-
-/// The XML form of [`redact_json`]: `id`/`parentId` attributes and the text of timestamp items.
+/// The XML form of [`redact_json`].
 fn redact_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        let attribute = [" id=\"", " parentId=\""]
-            .iter()
-            .filter_map(|name| rest.find(name).map(|at| (at, name.len())))
-            .min();
-        let item = ["<itm key=\"messageTime\">", "<itm key=\"creationDate\">"]
-            .iter()
-            .filter_map(|open| rest.find(open).map(|at| (at, open.len())))
-            .min();
-        let (at, length, closing) = match (attribute, item) {
-            (Some(a), Some(i)) if a.0 < i.0 => (a.0, a.1, '"'),
-            (Some(a), None) => (a.0, a.1, '"'),
-            (_, Some(i)) => (i.0, i.1, '<'),
-            (None, None) => break,
-        };
-        out.push_str(&rest[..at + length]);
-        rest = &rest[at + length..];
-        let end = rest.find(closing).unwrap_or(rest.len());
-        out.push_str("[generated]");
-        rest = &rest[end..];
+    let mut out = text.to_string();
+    let mut replace = |open: String, close: char, generated: &dyn Fn(&str) -> bool| {
+        let mut result = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(&open) {
+            let start = at + open.len();
+            let end = rest[start..]
+                .find(close)
+                .map_or(rest.len(), |end| start + end);
+            result.push_str(&rest[..start]);
+            let value = &rest[start..end];
+            result.push_str(if generated(value) {
+                "[generated]"
+            } else {
+                value
+            });
+            rest = &rest[end..];
+        }
+        result.push_str(rest);
+        out = result;
+    };
+    for name in ["id", "parentId", "tid"] {
+        replace(format!(" {name}=\""), '"', &|value| {
+            generated_attribute(name, value)
+        });
     }
-    out.push_str(rest);
+    for key in GENERATED_ITEMS {
+        replace(format!("<itm key=\"{key}\">"), '<', &|_| true);
+    }
     out
 }
 
@@ -183,10 +209,16 @@ fn redaction_replaces_only_generated_values() {
         ),
         r#"<kwd id="[generated]" path="/a" parentId="[generated]"><meta><itm key="creationDate">[generated]</itm><itm key="orderNumber">1</itm></meta>"#
     );
+    assert_eq!(
+        redact_xml(
+            r#"<response tid="GE-1"/><response tid="5b0d6c2e-7c1a-4c55-9a53-2f0e1f8b9d11"/>"#
+        ),
+        r#"<response tid="GE-1"/><response tid="[generated]"/>"#
+    );
     let mut value = json!({"id": 4, "meta": {"itm": [{"key": "messageTime", "value": "x"}, {"key": "k", "value": "v"}]}, "m": {"messageTime": "x"}});
     redact_json(&mut value);
     assert_eq!(
         value,
-        json!({"id": "[id]", "meta": {"itm": [{"key": "messageTime", "value": "[generated]"}, {"key": "k", "value": "v"}]}, "m": {"messageTime": "[generated]"}})
+        json!({"id": "[generated]", "meta": {"itm": [{"key": "messageTime", "value": "[generated]"}, {"key": "k", "value": "v"}]}, "m": {"messageTime": "[generated]"}})
     );
 }

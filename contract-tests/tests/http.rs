@@ -78,6 +78,8 @@ const IMPLEMENTED: &[&str] = &[
     "keywordsPersist",
     "componentsRetrieve",
     "messagesPersist",
+    "glossaryEntriesPersist",
+    "glossaryEntriesPerform",
 ];
 
 #[tokio::test]

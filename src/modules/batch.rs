@@ -6,7 +6,7 @@
 //! back everything else ([`settle`]): an item is written entirely or not at all, and one failing
 //! item never undoes or blocks the others.
 
-use core_api::types::{ResponseType, ResponseTypeStatus};
+use core_api::types::{Details, Itm, ResponseType, ResponseTypeStatus};
 use sqlx::{Any, Transaction};
 
 use std::{future::Future, pin::Pin};
@@ -139,6 +139,22 @@ pub(crate) fn refuse(echo: &ResponseType, description: impl Into<String>) -> Ite
         description: Some(description.into()),
         ..echo.clone()
     }))
+}
+
+/// `details` of one `itm` per key and value.
+pub(crate) fn details(items: &[(&str, &str)]) -> Details {
+    Details {
+        itm: items
+            .iter()
+            .map(|(key, value)| Itm {
+                key: Some(key.to_string()),
+                value: value.to_string(),
+                loc: None,
+                pos: None,
+            })
+            .collect(),
+        ..Details::default()
+    }
 }
 
 /// Whether a database error is the violation of a uniqueness constraint: a concurrent writer

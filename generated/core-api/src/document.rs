@@ -1277,7 +1277,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "Common"
         ],
         "summary": "Create or update glossary entries",
-        "description": "Request: PimType with `glossaryEntries`. Response: PimType with `responses`.\nCreate: entry without `id`/`tid`, with `parentId` or `parentTid`, `loc`, `type`. Update: entry\nwith `id` or `tid`.\n\nItem results (`dataType=glossaryEntry`): \"Unknown translation entry type '<type>'\"; \"Sentence\nwith identity '<id>' not found.\" (an `id`/`tid` the service does not know, never a create);\n\"Glossary entry does not contain a link to a glossary\" (neither `parentId` nor `parentTid`);\n\"There is no glossary with the given identity\"; \"Missing required value '<field>'\" (`loc`,\n`type` on create); \"Unknown locale '<loc>'\"; success \"The glossary entry has been created\nsuccessfully\" (`action=create`, with the new `id` and `tid`) and \"The glossary entry has been\nupdated successfully\" (`action=update`). Tids of glossary entries are assigned by the service\n(UUIDs, D-38, D-39). Every item fault is a record inside a 200 answer; 404 is not used for items\n(D-46).\n",
+        "description": "Request: PimType with `glossaryEntries`. Response: PimType with `responses`.\nCreate: entry without `id`/`tid`, with `parentId` or `parentTid`, `loc`, `type`. Update: entry\nwith `id` or `tid`.\n\nItem results (`dataType=glossaryEntry`): \"Unknown translation entry type '<type>'\"; \"Sentence\nwith identity '<id>' not found.\" (an `id`/`tid` the service does not know, never a create);\n\"Glossary entry does not contain a link to a glossary\" (neither `parentId` nor `parentTid`);\n\"There is no glossary with the given identity\"; \"Missing required value '<field>'\" (`loc`,\n`type` on create); \"Unknown locale '<loc>'\"; success \"The glossary entry has been created\nsuccessfully\" (`action=create`, with the new `id` and `tid`) and \"The glossary entry has been\nupdated successfully\" (`action=update`). Tids of glossary entries are assigned by the service\n(UUIDs, D-38, D-39). Every item fault is a record inside a 200 answer; 404 is not used for items\n(D-46).\n\nFurther decisions (D-39): an update is by `tid` when given, else by `id`, and changes only what\nit carries (`parentId`/`parentTid` move the entry to that glossary); `meta` keys `value`,\n`forbidden` (`true`/`false`), `lastEditedUsername`, `lastEditedDate` (when absent, the caller's\nuser name and the time of the request); each `links/itms` group is the translation of its\n`loc` and replaces the stored one of that locale, keeping the others; `similarity` is an\ninteger from 0 to 100. A malformed `forbidden` or `similarity` is \"Invalid value '<value>' for\n'<key>'\". A missing `glossaryEntries` is 400; more than 1,000 entries is 400 (D-37).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -1579,7 +1579,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "Common"
         ],
         "summary": "Delete, copy or move glossary entries",
-        "description": "Request: ServiceType with `actions`. Each `action`: `dataType` = `glossaryEntry`, `id` or `tid`,\n`type` in {`delete`, `copyToGlossary`, `moveToGlossary`}; for copy and move a `meta` `itm` with\nkey `glossaryId` (integer, target glossary). Response: ServiceType with `responses`.\n\nItem results (`dataType=glossaryEntry`, `action` = the action's `type`): \"There is no glossary\nentry with the given tid/identity\"; \"There is no glossary with the given identity\" (unknown\ntarget); \"Missing required value 'glossaryId'\"; \"Unsupported action type '<type>'\"; success\n\"The glossary entry has been deleted successfully\", \"… copied successfully\", \"… moved\nsuccessfully\". A copy is a new entry (new `id` and `tid`, same locale, type, meta and\ntranslations) reported in `details` `newId` and `newTid`; a move keeps `id` and `tid`. A\n`glossaryId` that is not an integer is 400 (D-39).\n",
+        "description": "Request: ServiceType with `actions`. Each `action`: `dataType` = `glossaryEntry`, `id` or `tid`,\n`type` in {`delete`, `copyToGlossary`, `moveToGlossary`}; for copy and move a `meta` `itm` with\nkey `glossaryId` (integer, target glossary). Response: ServiceType with `responses`.\n\nItem results (`dataType=glossaryEntry`, `action` = the action's `type`): \"There is no glossary\nentry with the given tid/identity\"; \"There is no glossary with the given identity\" (unknown\ntarget); \"Missing required value 'glossaryId'\"; \"Unsupported action type '<type>'\"; success\n\"The glossary entry has been deleted successfully\", \"… copied successfully\", \"… moved\nsuccessfully\". A copy is a new entry (new `id` and `tid`, same locale, type, meta and\ntranslations) reported in `details` `newId` and `newTid`; a move keeps `id` and `tid`. A\n`glossaryId` that is not an integer is 400 (D-39). An action is applied by `tid` when it has\none, else by `id`; a `dataType` other than `glossaryEntry` is \"Unsupported data type '<type>'\".\nA missing `actions` is 400; more than 1,000 actions is 400 (D-37).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -1662,7 +1662,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "copy": {
                     "summary": "Copied (specification example 6)",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <responses>\n    <response action=\"copyToGlossary\" dataType=\"glossaryEntry\" id=\"88001\" tid=\"GE-1\">\n      <status>SUCCESS</status>\n      <description>The glossary entry has been copied successfully</description>\n      <details>\n        <itm key=\"newId\">88017</itm>\n        <itm key=\"newTid\">5b0d6c2e-7c1a-4c55-9a53-2f0e1f8b9d11</itm>\n      </details>\n    </response>\n  </responses>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:44:03.118Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"copyToGlossary\" dataType=\"glossaryEntry\" id=\"88001\" tid=\"GE-1\">\n      <status>SUCCESS</status>\n      <description>The glossary entry has been copied successfully</description>\n      <details>\n        <itm key=\"newId\">88017</itm>\n        <itm key=\"newTid\">5b0d6c2e-7c1a-4c55-9a53-2f0e1f8b9d11</itm>\n      </details>\n    </response>\n  </responses>\n</pim>\n"
                   }
                 }
               },
@@ -1675,6 +1675,22 @@ pub const OPENAPI_JSON: &str = r##"{
                     "summary": "Copied (specification example 6)",
                     "value": {
                       "schemaVersion": "5.6.0",
+                      "meta": {
+                        "itm": [
+                          {
+                            "key": "messageType",
+                            "value": "request"
+                          },
+                          {
+                            "key": "messageTime",
+                            "value": "2024-03-01T09:44:03.118Z"
+                          },
+                          {
+                            "key": "sourceEnv",
+                            "value": "web"
+                          }
+                        ]
+                      },
                       "responses": {
                         "response": [
                           {
@@ -1712,6 +1728,11 @@ pub const OPENAPI_JSON: &str = r##"{
                     "summary": "Copied (specification example 6)",
                     "value": {
                       "schemaVersion": "5.6.0",
+                      "meta": {
+                        "messageType": "request",
+                        "messageTime": "2024-03-01T09:44:03.118Z",
+                        "sourceEnv": "web"
+                      },
                       "responses": {
                         "entries": [
                           {
@@ -1846,7 +1867,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "Common"
         ],
         "summary": "Send messages",
-        "description": "Request `application/json` (MessagesPersistRequest, required): `messages` array of Message\nobjects. Rule: either `recipientUser` or `recipientRole` must be given, not both empty; when both\nare given the role takes precedence. Response `application/json`: ResponsesType.\n\nThe whole request is validated first: when any message has neither recipient or a value of a\nwrong type, the answer is 400 with a ResponsesType holding one `ERROR` record per invalid message\n(\"Either recipientUser or recipientRole must be given\") and nothing is stored. Otherwise each\nmessage is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when\nabsent), `SUCCESS` \"The message has been sent successfully\" (D-34). No operation of this\ninterface reads messages back; operators read them with `core-server messages list` (D-44).\n",
+        "description": "Request `application/json` (MessagesPersistRequest, required): `messages` array of Message\nobjects. Rule: either `recipientUser` or `recipientRole` must be given, not both empty; when both\nare given the role takes precedence. Response `application/json`: ResponsesType.\n\nThe whole request is validated first: when any message has neither recipient or a value of a\nwrong type, the answer is 400 with a ResponsesType holding one `ERROR` record per invalid message\n(\"Either recipientUser or recipientRole must be given\", with `path` naming the message:\n`messages[2]`) and nothing is stored. Otherwise each\nmessage is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when\nabsent), `SUCCESS` \"The message has been sent successfully\" (D-34). No operation of this\ninterface reads messages back; operators read them with `core-server messages list` (D-44).\n",
         "requestBody": {
           "required": true,
           "content": {

@@ -2243,6 +2243,14 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     (UUIDs, D-38, D-39). Every item fault is a record inside a 200 answer; 404 is not used for items
     (D-46).
 
+    Further decisions (D-39): an update is by `tid` when given, else by `id`, and changes only what
+    it carries (`parentId`/`parentTid` move the entry to that glossary); `meta` keys `value`,
+    `forbidden` (`true`/`false`), `lastEditedUsername`, `lastEditedDate` (when absent, the caller's
+    user name and the time of the request); each `links/itms` group is the translation of its
+    `loc` and replaces the stored one of that locale, keeping the others; `similarity` is an
+    integer from 0 to 100. A malformed `forbidden` or `similarity` is "Invalid value '<value>' for
+    '<key>'". A missing `glossaryEntries` is 400; more than 1,000 entries is 400 (D-37).
+
 
     Sends a `POST` request to `/api/core/v1/common/glossaryEntries/persist`
 
@@ -2319,7 +2327,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     "The glossary entry has been deleted successfully", "… copied successfully", "… moved
     successfully". A copy is a new entry (new `id` and `tid`, same locale, type, meta and
     translations) reported in `details` `newId` and `newTid`; a move keeps `id` and `tid`. A
-    `glossaryId` that is not an integer is 400 (D-39).
+    `glossaryId` that is not an integer is 400 (D-39). An action is applied by `tid` when it has
+    one, else by `id`; a `dataType` other than `glossaryEntry` is "Unsupported data type '<type>'".
+    A missing `actions` is 400; more than 1,000 actions is 400 (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/common/glossaryEntries/perform`
@@ -2460,7 +2470,8 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 
     The whole request is validated first: when any message has neither recipient or a value of a
     wrong type, the answer is 400 with a ResponsesType holding one `ERROR` record per invalid message
-    ("Either recipientUser or recipientRole must be given") and nothing is stored. Otherwise each
+    ("Either recipientUser or recipientRole must be given", with `path` naming the message:
+    `messages[2]`) and nothing is stored. Otherwise each
     message is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when
     absent), `SUCCESS` "The message has been sent successfully" (D-34). No operation of this
     interface reads messages back; operators read them with `core-server messages list` (D-44).

@@ -1,10 +1,11 @@
 //! The Common module of the specification: one file per resource, the operations here.
 //!
 //! Implemented: `transform`, `localesRetrieve`, `keywordsRetrieve`, `keywordsPersist`,
-//! `componentsRetrieve`, `messagesPersist`. The other operations answer 501 with a ResponseType body naming the
+//! `componentsRetrieve`, `messagesPersist`, `glossaryEntriesPersist`, `glossaryEntriesPerform`. The other operations answer 501 with a ResponseType body naming the
 //! operation, through the default methods of the generated `CommonApi` trait.
 
 mod components;
+mod glossary;
 mod keywords;
 mod locales;
 pub(crate) mod messages;
@@ -12,7 +13,7 @@ pub(crate) mod messages;
 use core_api::{
     CommonApi,
     types::{
-        Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales,
+        Actions, Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales,
         MessagesPersistRequest, PimType, Responses, ResponsesType, ServiceType,
     },
 };
@@ -81,6 +82,61 @@ impl CommonApi for Service {
             meta: envelope.meta,
             responses: Some(Responses { response }),
         })
+    }
+
+    async fn glossary_entries_persist(
+        &self,
+        context: &Context,
+        input: PimType,
+    ) -> Result<PimType, ApiError> {
+        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
+        let entries = input
+            .glossary_entries
+            .ok_or_else(|| ApiError::missing("", "glossaryEntries"))?;
+        batch::check_size(
+            "glossaryEntries/glossaryEntry",
+            entries.glossary_entry.len(),
+        )?;
+        let user = context.caller.user.clone();
+        let response = batch::run(
+            &self.database,
+            &entries.glossary_entry,
+            glossary::echo,
+            move |transaction, entry, now| {
+                let user = user.clone();
+                Box::pin(async move { glossary::persist(transaction, entry, &user, now).await })
+            },
+        )
+        .await;
+        Ok(PimType {
+            responses: Some(Responses { response }),
+            ..envelope::answer(self, None)
+        })
+    }
+
+    async fn glossary_entries_perform(
+        &self,
+        _context: &Context,
+        input: ServiceType,
+    ) -> Result<ServiceType, ApiError> {
+        let input = input.0;
+        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
+        let Actions { action } = input
+            .actions
+            .ok_or_else(|| ApiError::missing("", "actions"))?;
+        batch::check_size("actions/action", action.len())?;
+        glossary::check_actions(&action)?;
+        let response = batch::run(
+            &self.database,
+            &action,
+            glossary::echo_action,
+            |transaction, action, _now| Box::pin(glossary::perform(transaction, action)),
+        )
+        .await;
+        Ok(ServiceType(PimType {
+            responses: Some(Responses { response }),
+            ..envelope::answer(self, None)
+        }))
     }
 
     async fn keywords_retrieve(

@@ -1,0 +1,362 @@
+//! `glossaryEntries/persist` and `glossaryEntries/perform` over HTTP (D-38, D-39): every item
+//! message of the error table and of the decisions, what is stored, copies and moves; on SQLite
+//! and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The interface has no operation that
+//! reads glossary entries, so state is checked through later items and in the database.
+
+use contract_tests::{TestServer, backends, issue_item};
+use core_server::bootstrap;
+use serde_json::{Value, json};
+use sqlx::Row;
+
+const PERSIST: &str = "/api/core/v1/common/glossaryEntries/persist";
+const PERFORM: &str = "/api/core/v1/common/glossaryEntries/perform";
+
+async fn server(url: &str) -> TestServer {
+    let server = TestServer::start_on(url).await;
+    let fixture = serde_json::from_value(json!({
+        "locales": [
+            {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"},
+            {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"},
+            {"tid": "fr_FR", "language": "fr", "country": "FR", "name": "Français"}
+        ],
+        "glossaries": [
+            {"tid": "GL-1", "name": "Clothing", "entries": [
+                {"tid": "GE-1", "type": "term", "loc": "en_GB", "value": "trousers",
+                 "translations": [{"loc": "de_DE", "value": "Hose", "similarity": 90},
+                                  {"loc": "fr_FR", "value": "pantalon", "similarity": 100}]}
+            ]},
+            {"tid": "GL-2", "name": "Archive"}
+        ]
+    }))
+    .expect("a bootstrap document");
+    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
+        .await
+        .expect("the fixture loads");
+    server
+}
+
+async fn post(server: &TestServer, path: &str, body: Value) -> (u16, Value) {
+    let answer = server
+        .client()
+        .post(server.url(path))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("answers");
+    let status = answer.status().as_u16();
+    (status, answer.json().await.expect("a JSON body"))
+}
+
+async fn exchange(server: &TestServer, path: &str, body: Value) -> Vec<Value> {
+    let (status, answer) = post(server, path, body).await;
+    assert_eq!(status, 200, "{answer}");
+    answer["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn said(records: &[Value]) -> Vec<(&str, &str, &str)> {
+    records
+        .iter()
+        .map(|record| {
+            (
+                record["status"].as_str().unwrap_or_default(),
+                record["action"].as_str().unwrap_or_default(),
+                record["description"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn meta(items: &[(&str, &str)]) -> Value {
+    json!({"itm": items.iter().map(|(key, value)| json!({"key": key, "value": value})).collect::<Vec<_>>()})
+}
+
+/// An entry as stored: (glossary tid, loc, type, value, forbidden, editor, translations).
+async fn stored(
+    server: &TestServer,
+    tid: &str,
+) -> Option<(
+    String,
+    String,
+    String,
+    Option<String>,
+    bool,
+    Option<String>,
+    Vec<(String, Option<String>, Option<i64>)>,
+)> {
+    let pool = server.database.pool();
+    let row = sqlx::query(
+        "SELECT e.id, g.tid AS glossary, e.loc, e.type, e.value, \
+         CASE WHEN e.forbidden THEN 1 ELSE 0 END AS forbidden, e.last_edited_username \
+         FROM glossary_entries e JOIN glossaries g ON g.id = e.glossary_id WHERE e.tid = $1",
+    )
+    .bind(tid)
+    .fetch_optional(pool)
+    .await
+    .expect("reads")?;
+    let id: i64 = row.get("id");
+    let translations = sqlx::query(
+        "SELECT loc, value, similarity FROM glossary_translations WHERE entry_id = $1 ORDER BY loc",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await
+    .expect("reads")
+    .iter()
+    .map(|row| (row.get("loc"), row.get("value"), row.get("similarity")))
+    .collect();
+    Some((
+        row.get("glossary"),
+        row.get("loc"),
+        row.get("type"),
+        row.get("value"),
+        row.get::<i64, _>("forbidden") != 0,
+        row.get("last_edited_username"),
+        translations,
+    ))
+}
+
+#[tokio::test]
+async fn persist_creates_updates_and_says_every_item_message() {
+    for url in backends("glossary entries persist").await {
+        let server = server(&url).await;
+        let translation = json!({"itms": [{"loc": "de_DE", "mode": "delta", "type": "translation", "itm": [
+            {"key": "similarity", "value": "80"}, {"key": "value", "value": "Hemd"}
+        ]}]});
+        let records = exchange(
+            &server,
+            PERSIST,
+            json!({"glossaryEntries": {"glossaryEntry": [
+                {"parentTid": "GL-1", "loc": "en_GB", "type": "term",
+                 "meta": meta(&[("value", "shirt"), ("forbidden", "true")]), "links": translation},
+                {"parentId": 1, "loc": "en_GB", "type": "phrase"},
+                {"tid": "GE-404", "meta": meta(&[("value", "x")])},
+                {"id": 999999},
+                {"loc": "en_GB", "type": "term"},
+                {"parentTid": "GL-404", "loc": "en_GB", "type": "term"},
+                {"parentId": 999999, "loc": "en_GB", "type": "term"},
+                {"parentId": 1, "type": "term"},
+                {"parentId": 1, "loc": "en_GB"},
+                {"parentId": 1, "loc": "xx_XX", "type": "term"},
+                {"parentId": 1, "loc": "en_GB", "type": "term", "meta": meta(&[("forbidden", "maybe")])},
+                {"tid": "GE-1", "meta": meta(&[("value", "pants")]),
+                 "links": {"itms": [{"loc": "de_DE", "itm": [{"key": "value", "value": "Hosen"}, {"key": "similarity", "value": "101"}]}]}},
+                {"tid": "GE-1", "meta": meta(&[("value", "pants"), ("lastEditedUsername", "bob")]),
+                 "links": {"itms": [{"loc": "de_DE", "itm": [{"key": "value", "value": "Hosen"}, {"key": "similarity", "value": "95"}]}]}}
+            ]}}),
+        )
+        .await;
+        assert_eq!(
+            said(&records),
+            [
+                (
+                    "SUCCESS",
+                    "create",
+                    "The glossary entry has been created successfully"
+                ),
+                ("ERROR", "create", "Unknown translation entry type 'phrase'"),
+                (
+                    "ERROR",
+                    "update",
+                    "Sentence with identity 'GE-404' not found."
+                ),
+                (
+                    "ERROR",
+                    "update",
+                    "Sentence with identity '999999' not found."
+                ),
+                (
+                    "ERROR",
+                    "create",
+                    "Glossary entry does not contain a link to a glossary"
+                ),
+                (
+                    "ERROR",
+                    "create",
+                    "There is no glossary with the given identity"
+                ),
+                (
+                    "ERROR",
+                    "create",
+                    "There is no glossary with the given identity"
+                ),
+                ("ERROR", "create", "Missing required value 'loc'"),
+                ("ERROR", "create", "Missing required value 'type'"),
+                ("ERROR", "create", "Unknown locale 'xx_XX'"),
+                ("ERROR", "create", "Invalid value 'maybe' for 'forbidden'"),
+                ("ERROR", "update", "Invalid value '101' for 'similarity'"),
+                (
+                    "SUCCESS",
+                    "update",
+                    "The glossary entry has been updated successfully"
+                ),
+            ]
+        );
+        assert_eq!(records[0]["dataType"], "glossaryEntry");
+        assert!(records[0]["id"].is_i64());
+        let created = records[0]["tid"]
+            .as_str()
+            .expect("a generated tid")
+            .to_string();
+        assert_eq!(created.len(), 36);
+        assert_eq!(records[12]["tid"], "GE-1");
+        let shirt = stored(&server, &created).await.expect("stored");
+        assert_eq!(
+            shirt,
+            (
+                "GL-1".to_string(),
+                "en_GB".to_string(),
+                "term".to_string(),
+                Some("shirt".to_string()),
+                true,
+                Some("tester".to_string()),
+                vec![("de_DE".to_string(), Some("Hemd".to_string()), Some(80))]
+            )
+        );
+        // The update replaced the de_DE translation and kept fr_FR; the refused one wrote nothing.
+        let trousers = stored(&server, "GE-1").await.expect("stored");
+        assert_eq!(trousers.3.as_deref(), Some("pants"));
+        assert_eq!(trousers.5.as_deref(), Some("bob"));
+        assert_eq!(
+            trousers.6,
+            [
+                ("de_DE".to_string(), Some("Hosen".to_string()), Some(95)),
+                ("fr_FR".to_string(), Some("pantalon".to_string()), Some(100))
+            ]
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn perform_deletes_copies_and_moves() {
+    for url in backends("glossary entries perform").await {
+        let server = server(&url).await;
+        let action = |kind: &str, tid: &str, target: Option<&str>| {
+            let mut action = json!({"dataType": "glossaryEntry", "type": kind, "tid": tid});
+            if let Some(target) = target {
+                action["meta"] = meta(&[("glossaryId", target)]);
+            }
+            action
+        };
+        let records = exchange(
+            &server,
+            PERFORM,
+            json!({"actions": {"action": [
+                action("copyToGlossary", "GE-1", Some("2")),
+                action("copyToGlossary", "GE-404", Some("2")),
+                action("moveToGlossary", "GE-1", Some("99")),
+                action("moveToGlossary", "GE-1", None),
+                action("archive", "GE-1", None),
+                {"dataType": "keyword", "type": "delete", "tid": "GE-1"},
+            ]}}),
+        )
+        .await;
+        assert_eq!(
+            said(&records),
+            [
+                (
+                    "SUCCESS",
+                    "copyToGlossary",
+                    "The glossary entry has been copied successfully"
+                ),
+                (
+                    "ERROR",
+                    "copyToGlossary",
+                    "There is no glossary entry with the given tid/identity"
+                ),
+                (
+                    "ERROR",
+                    "moveToGlossary",
+                    "There is no glossary with the given identity"
+                ),
+                (
+                    "ERROR",
+                    "moveToGlossary",
+                    "Missing required value 'glossaryId'"
+                ),
+                ("ERROR", "archive", "Unsupported action type 'archive'"),
+                ("ERROR", "delete", "Unsupported data type 'keyword'"),
+            ]
+        );
+        let details = &records[0]["details"]["itm"];
+        assert_eq!(details[0]["key"], "newId");
+        assert_eq!(details[1]["key"], "newTid");
+        let copy = details[1]["value"].as_str().expect("a tid").to_string();
+        // The copy is in GL-2 with the translations; the original stays in GL-1.
+        let copied = stored(&server, &copy).await.expect("the copy");
+        assert_eq!(copied.0, "GL-2");
+        assert_eq!(copied.6.len(), 2);
+        assert_eq!(
+            stored(&server, "GE-1").await.expect("the original").0,
+            "GL-1"
+        );
+        // A move keeps the tid; a delete removes the entry, and then nothing finds it.
+        let id = records[0]["id"].as_i64().expect("an id");
+        let records = exchange(
+            &server,
+            PERFORM,
+            json!({"actions": {"action": [
+                {"dataType": "glossaryEntry", "type": "moveToGlossary", "id": id, "meta": meta(&[("glossaryId", "2")])},
+                action("delete", &copy, None),
+                action("delete", &copy, None),
+            ]}}),
+        )
+        .await;
+        assert_eq!(
+            said(&records),
+            [
+                (
+                    "SUCCESS",
+                    "moveToGlossary",
+                    "The glossary entry has been moved successfully"
+                ),
+                (
+                    "SUCCESS",
+                    "delete",
+                    "The glossary entry has been deleted successfully"
+                ),
+                (
+                    "ERROR",
+                    "delete",
+                    "There is no glossary entry with the given tid/identity"
+                ),
+            ]
+        );
+        assert_eq!(stored(&server, "GE-1").await.expect("moved").0, "GL-2");
+        assert!(stored(&server, &copy).await.is_none());
+        let updated = records_of_update(&server, &copy).await;
+        assert_eq!(
+            updated,
+            format!("Sentence with identity '{copy}' not found.")
+        );
+        // A glossaryId that is not an integer is a wrong data type: 400, nothing applied.
+        let (status, answer) = post(
+            &server,
+            PERFORM,
+            json!({"actions": {"action": [action("delete", "GE-1", None), action("copyToGlossary", "GE-1", Some("two"))]}}),
+        )
+        .await;
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(issue_item(&answer, "code"), Some("1003"));
+        assert!(stored(&server, "GE-1").await.is_some());
+        server.stop().await;
+    }
+}
+
+async fn records_of_update(server: &TestServer, tid: &str) -> String {
+    let records = exchange(
+        server,
+        PERSIST,
+        json!({"glossaryEntries": {"glossaryEntry": [{"tid": tid}]}}),
+    )
+    .await;
+    records[0]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
