@@ -17,10 +17,11 @@ const OPERATIONS: &[&str] = &[
     "messagesPersist",
     "glossaryEntriesPersist",
     "glossaryEntriesPerform",
+    "linksPersist",
 ];
 
-/// What the examples read: the specification's locales (ids 1 to 3), keywords and glossaries
-/// (ids 1 and 2).
+/// What the examples read: the specification's locales (ids 1 to 3), keywords, glossaries (ids
+/// 1 and 2) and a product already linked to an asset.
 fn fixture() -> Bootstrap {
     serde_json::from_value(json!({
         "locales": [
@@ -32,7 +33,9 @@ fn fixture() -> Bootstrap {
              "frontendLocale": true, "customDateFormatsEnabled": true}
         ],
         "components": {"PIM": "ACTIVE", "CM": "ACTIVE", "DAM": "ACTIVE", "PEO": "ACTIVE"},
-        "assets": [{"tid": "A-1001"}],
+        "assets": [{"tid": "A-1001"}, {"tid": "A-1002"}],
+        "attributeDefinitions": [{"tid": "Main_Image", "type": "ref", "cardinality": 3}],
+        "products": [{"tid": "PR-4711", "assets": [{"asset": "A-1002", "linkType": "Main_Image"}]}],
         "glossaries": [
             {"tid": "GL-1", "name": "Clothing", "entries": [
                 {"tid": "GE-1", "type": "term", "loc": "de_DE", "value": "Hose"}

@@ -80,6 +80,7 @@ const IMPLEMENTED: &[&str] = &[
     "messagesPersist",
     "glossaryEntriesPersist",
     "glossaryEntriesPerform",
+    "linksPersist",
 ];
 
 #[tokio::test]

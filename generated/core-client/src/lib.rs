@@ -2324,8 +2324,8 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     Item results (`dataType=glossaryEntry`, `action` = the action's `type`): "There is no glossary
     entry with the given tid/identity"; "There is no glossary with the given identity" (unknown
     target); "Missing required value 'glossaryId'"; "Unsupported action type '<type>'"; success
-    "The glossary entry has been deleted successfully", "… copied successfully", "… moved
-    successfully". A copy is a new entry (new `id` and `tid`, same locale, type, meta and
+    "The glossary entry has been deleted successfully", "The glossary entry has been copied
+    successfully", "The glossary entry has been moved successfully". A copy is a new entry (new `id` and `tid`, same locale, type, meta and
     translations) reported in `details` `newId` and `newTid`; a move keeps `id` and `tid`. A
     `glossaryId` that is not an integer is 400 (D-39). An action is applied by `tid` when it has
     one, else by `id`; a `dataType` other than `glossaryEntry` is "Unsupported data type '<type>'".
@@ -2552,6 +2552,18 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 has been already linked to the product" (details `assetTid`, `productTid`), "Product attribute
 cardinality has been exceeded". Links are read through keywords retrieve (`retrieveLinks`) and
     channel retrieve (`links`).
+
+    Further decisions (D-33): a product link group needs one `productTid` or `productId` and its
+    link type in `type` (absent or unknown: "Attribute not found"; a link type without a
+    cardinality takes any number of assets); a keyword link group needs one `keywordPath` or
+    `keywordId` ("Keyword with path '<path>' not found", "Keyword with identity '<id>' not
+found"); every group needs at least one `assetTid` or `assetId`. A missing key is "Missing
+required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or one
+'<idKey>'", a non-integer id "Invalid value '<value>' for '<key>'"; an asset linked to the
+    keyword already is "Asset has been already linked to the keyword"; an outer `type` other
+    than the two is "Unsupported link type '<type>'" for each of its groups. A group is saved
+    whole or not at all; a new product link takes the next position. A missing `links` is 400;
+    more than 1,000 groups is 400 (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/common/links/persist`

@@ -1,12 +1,14 @@
 //! The Common module of the specification: one file per resource, the operations here.
 //!
 //! Implemented: `transform`, `localesRetrieve`, `keywordsRetrieve`, `keywordsPersist`,
-//! `componentsRetrieve`, `messagesPersist`, `glossaryEntriesPersist`, `glossaryEntriesPerform`. The other operations answer 501 with a ResponseType body naming the
+//! `componentsRetrieve`, `messagesPersist`, `glossaryEntriesPersist`, `glossaryEntriesPerform`,
+//! `linksPersist`: every operation of the module. The other operations answer 501 with a ResponseType body naming the
 //! operation, through the default methods of the generated `CommonApi` trait.
 
 mod components;
 mod glossary;
 mod keywords;
+mod links;
 mod locales;
 pub(crate) mod messages;
 
@@ -137,6 +139,28 @@ impl CommonApi for Service {
             responses: Some(Responses { response }),
             ..envelope::answer(self, None)
         }))
+    }
+
+    async fn links_persist(&self, context: &Context, input: PimType) -> Result<PimType, ApiError> {
+        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
+        let links = input.links.ok_or_else(|| ApiError::missing("", "links"))?;
+        let links = links::of(&links);
+        batch::check_size("links/itms/itms", links.len())?;
+        let caller = context.caller.clone();
+        let response = batch::run(
+            &self.database,
+            &links,
+            links::echo,
+            move |transaction, link, _now| {
+                let caller = caller.clone();
+                Box::pin(async move { links::persist(transaction, &caller, link).await })
+            },
+        )
+        .await;
+        Ok(PimType {
+            responses: Some(Responses { response }),
+            ..envelope::answer(self, None)
+        })
     }
 
     async fn keywords_retrieve(

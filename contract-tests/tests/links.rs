@@ -1,0 +1,172 @@
+//! `links/persist` over HTTP (D-33): product and keyword links, every item message of the error
+//! table, access rights per item, and links read back through keywords retrieve; on SQLite and,
+//! when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
+
+use contract_tests::{TestServer, backends};
+use core_server::bootstrap;
+use serde_json::{Value, json};
+
+const PERSIST: &str = "/api/core/v1/common/links/persist";
+/// A token of the role `reader`, which may call the Common module but not see restricted records.
+const READER: &str = "0123456789abcdef.0123456789abcdef0123456789abcdef";
+
+async fn server(url: &str) -> TestServer {
+    let server = TestServer::start_on(url).await;
+    let fixture = serde_json::from_value(json!({
+        "assets": [{"tid": "A-1"}, {"tid": "A-2"}, {"tid": "A-3"}, {"tid": "A-4"},
+                   {"tid": "A-SECRET", "restrictedTo": ["secret"]}],
+        "attributeDefinitions": [
+            {"tid": "Main_Image", "type": "ref", "cardinality": 2},
+            {"tid": "Gallery", "type": "ref"}
+        ],
+        "products": [
+            {"tid": "PR-1", "assets": [{"asset": "A-1", "linkType": "Main_Image"}]},
+            {"tid": "PR-SECRET", "restrictedTo": ["secret"]}
+        ],
+        "keywords": [{"path": "/Season"}],
+        "roles": [{"name": "reader", "modules": ["Common"]}, {"name": "secret"}],
+        "tokens": [{"user": "reader", "roles": ["reader"], "token": READER}]
+    }))
+    .expect("a bootstrap document");
+    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
+        .await
+        .expect("the fixture loads");
+    server
+}
+
+fn product(link_type: Option<&str>, items: &[(&str, &str)]) -> Value {
+    let mut group = json!({"itm": items.iter().map(|(key, value)| json!({"key": key, "value": value})).collect::<Vec<_>>()});
+    if let Some(link_type) = link_type {
+        group["type"] = json!(link_type);
+    }
+    group
+}
+
+async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
+    let answer = server
+        .client_with(token)
+        .post(server.url(PERSIST))
+        .header("Content-Type", "application/json")
+        .body(json!({"links": {"itms": links}}).to_string())
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(answer.status().as_u16(), 200);
+    let body: Value = answer.json().await.expect("JSON");
+    body["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn said(records: &[Value]) -> Vec<(&str, &str)> {
+    records
+        .iter()
+        .map(|record| {
+            assert_eq!(record["dataType"], "link");
+            assert_eq!(record["action"], "create");
+            (
+                record["status"].as_str().unwrap_or_default(),
+                record["description"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn product_and_keyword_links_say_every_item_message() {
+    for url in backends("links persist").await {
+        let server = server(&url).await;
+        let token = server.token.clone();
+        let records = persist(
+            &server,
+            &token,
+            json!([
+                {"type": "assetToProduct", "itms": [
+                    product(Some("Main_Image"), &[("productTid", "PR-1"), ("assetTid", "A-2")]),
+                    product(Some("Main_Image"), &[("productTid", "PR-1"), ("assetTid", "A-1")]),
+                    product(Some("Main_Image"), &[("productTid", "PR-1"), ("assetTid", "A-3")]),
+                    product(Some("Gallery"), &[("productTid", "PR-1"), ("assetTid", "A-3"), ("assetTid", "A-4")]),
+                    product(Some("Main_Image"), &[("productTid", "PR-404"), ("assetTid", "A-3")]),
+                    product(Some("Main_Image"), &[("productTid", "PR-1"), ("assetTid", "A-404")]),
+                    product(Some("Nope"), &[("productTid", "PR-1"), ("assetTid", "A-3")]),
+                    product(None, &[("productTid", "PR-1"), ("assetTid", "A-3")]),
+                    product(Some("Gallery"), &[("productId", "x"), ("assetTid", "A-3")]),
+                    product(Some("Gallery"), &[("productTid", "PR-1")]),
+                    product(Some("Gallery"), &[("productTid", "PR-1"), ("productId", "1"), ("assetTid", "A-3")])
+                ]},
+                {"type": "assetToKeyword", "itms": [
+                    product(None, &[("keywordPath", "/Season"), ("assetTid", "A-2")]),
+                    product(None, &[("keywordPath", "/Season"), ("assetTid", "A-2")]),
+                    product(None, &[("keywordPath", "/Nope"), ("assetTid", "A-2")])
+                ]},
+                {"type": "assetToChannel", "itms": [product(None, &[("assetTid", "A-2")])]}
+            ]),
+        )
+        .await;
+        assert_eq!(
+            said(&records),
+            [
+                ("SUCCESS", "The link has been saved successfully"),
+                ("ERROR", "Asset has been already linked to the product"),
+                ("ERROR", "Product attribute cardinality has been exceeded"),
+                ("SUCCESS", "The link has been saved successfully"),
+                ("ERROR", "Product not found"),
+                ("ERROR", "Asset not found"),
+                ("ERROR", "Attribute not found"),
+                ("ERROR", "Attribute not found"),
+                ("ERROR", "Invalid value 'x' for 'productId'"),
+                ("ERROR", "Missing required value 'assetTid'"),
+                ("ERROR", "Give one 'productTid' or one 'productId'"),
+                ("SUCCESS", "The link has been saved successfully"),
+                ("ERROR", "Asset has been already linked to the keyword"),
+                ("ERROR", "Keyword with path '/Nope' not found"),
+                ("ERROR", "Unsupported link type 'assetToChannel'"),
+            ]
+        );
+        assert_eq!(
+            records[1]["details"],
+            json!({"itm": [{"key": "productTid", "value": "PR-1"}, {"key": "linkType", "value": "Main_Image"}],
+                   "itms": [{"key": "assetTid", "itm": [{"value": "A-1"}]}]})
+        );
+        assert_eq!(
+            records[11]["details"],
+            json!({"itm": [{"key": "keywordPath", "value": "/Season"}],
+                   "itms": [{"key": "assetTid", "itm": [{"value": "A-2"}]}]})
+        );
+        // Access rights per item: the reader may not see restricted records; admin may.
+        let restricted = json!([{"type": "assetToProduct", "itms": [
+            product(Some("Gallery"), &[("productTid", "PR-SECRET"), ("assetTid", "A-2")]),
+            product(Some("Gallery"), &[("productTid", "PR-1"), ("assetTid", "A-SECRET")])
+        ]}]);
+        assert_eq!(
+            said(&persist(&server, READER, restricted.clone()).await),
+            [
+                ("ERROR", "Product is not available by access rights"),
+                ("ERROR", "Asset is not available by access rights"),
+            ]
+        );
+        assert_eq!(
+            said(&persist(&server, &token, restricted).await),
+            [
+                ("SUCCESS", "The link has been saved successfully"),
+                ("SUCCESS", "The link has been saved successfully"),
+            ]
+        );
+        // Keyword links are read back through keywords retrieve.
+        let answer = server
+            .client()
+            .post(server.url("/api/core/v1/common/keywords/retrieve"))
+            .header("Content-Type", "application/json")
+            .body(json!({"path": "/", "retrieveLinks": true}).to_string())
+            .send()
+            .await
+            .expect("answers");
+        let body: Value = answer.json().await.expect("JSON");
+        assert_eq!(
+            body["kwds"]["kwd"][0]["links"],
+            json!({"itms": [{"type": "asset", "itm": [{"value": "A-2"}]}]})
+        );
+        server.stop().await;
+    }
+}
