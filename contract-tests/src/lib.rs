@@ -13,7 +13,7 @@ use core_server::{
     settings::Settings,
     storage::Database,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
@@ -266,4 +266,108 @@ pub fn issue_item<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
         .chain(issue["itms"][0]["itm"].as_array().into_iter().flatten())
         .find(|item| item["key"] == key)
         .and_then(|item| item["value"].as_str())
+}
+
+/// Item keys whose text the server generates.
+pub const GENERATED_ITEMS: [&str; 4] = ["messageTime", "creationDate", "newId", "newTid"];
+
+/// Whether a value is generated: a number under `id`/`parentId`, a UUID under `tid`.
+pub fn generated_attribute(name: &str, value: &str) -> bool {
+    match name {
+        "id" | "parentId" => true,
+        "tid" => value.len() == 36 && value.matches('-').count() == 4,
+        _ => false,
+    }
+}
+
+/// Replaces the values the server generates (ids, generated tids, timestamps) by `[generated]`,
+/// so that answers compare with documented examples and snapshots.
+pub fn redact_json(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let generated_item = object
+                .get("key")
+                .and_then(Value::as_str)
+                .is_some_and(|key| GENERATED_ITEMS.contains(&key));
+            for (key, value) in object.iter_mut() {
+                let text = match value {
+                    Value::Number(number) => number.to_string(),
+                    Value::String(text) => text.clone(),
+                    _ => String::new(),
+                };
+                if (!text.is_empty() && generated_attribute(key, &text))
+                    || (generated_item && key == "value")
+                    || (GENERATED_ITEMS.contains(&key.as_str()) && value.is_string())
+                {
+                    *value = json!("[generated]");
+                } else {
+                    redact_json(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
+/// The XML form of [`redact_json`].
+pub fn redact_xml(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut replace = |open: String, close: char, generated: &dyn Fn(&str) -> bool| {
+        let mut result = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(&open) {
+            let start = at + open.len();
+            let end = rest[start..]
+                .find(close)
+                .map_or(rest.len(), |end| start + end);
+            result.push_str(&rest[..start]);
+            let value = &rest[start..end];
+            result.push_str(if generated(value) {
+                "[generated]"
+            } else {
+                value
+            });
+            rest = &rest[end..];
+        }
+        result.push_str(rest);
+        out = result;
+    };
+    for name in ["id", "parentId", "tid"] {
+        replace(format!(" {name}=\""), '"', &|value| {
+            generated_attribute(name, value)
+        });
+    }
+    for key in GENERATED_ITEMS {
+        replace(format!("<itm key=\"{key}\">"), '<', &|_| true);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn redaction_replaces_only_generated_values() {
+        assert_eq!(
+            redact_xml(
+                r#"<kwd id="4" path="/a" parentId="3"><meta><itm key="creationDate">2024</itm><itm key="orderNumber">1</itm></meta>"#
+            ),
+            r#"<kwd id="[generated]" path="/a" parentId="[generated]"><meta><itm key="creationDate">[generated]</itm><itm key="orderNumber">1</itm></meta>"#
+        );
+        assert_eq!(
+            redact_xml(
+                r#"<response tid="GE-1"/><response tid="5b0d6c2e-7c1a-4c55-9a53-2f0e1f8b9d11"/>"#
+            ),
+            r#"<response tid="GE-1"/><response tid="[generated]"/>"#
+        );
+        let mut value = json!({"id": 4, "meta": {"itm": [{"key": "messageTime", "value": "x"}, {"key": "k", "value": "v"}]}, "m": {"messageTime": "x"}});
+        redact_json(&mut value);
+        assert_eq!(
+            value,
+            json!({"id": "[generated]", "meta": {"itm": [{"key": "messageTime", "value": "[generated]"}, {"key": "k", "value": "v"}]}, "m": {"messageTime": "[generated]"}})
+        );
+    }
 }
