@@ -24,6 +24,13 @@ use crate::{
     storage::{Database, now_utc},
 };
 
+mod catalogue;
+
+pub use catalogue::{
+    AttributeValue, Briefing, BriefingBox, BriefingImage, Channel, Classification,
+    ClassificationNode, DomainValue, NodeAttribute, Peo, ValueItem,
+};
+
 /// A bootstrap document.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -57,6 +64,19 @@ pub struct Bootstrap {
     /// Keywords, by `path`; a parent comes before its children (or is stored already).
     #[serde(default)]
     pub keywords: Vec<Keyword>,
+    /// Channels with their values and asset links, by `tid`; a parent comes before its children
+    /// (or is stored already).
+    #[serde(default)]
+    pub channels: Vec<Channel>,
+    /// PEOs with their nodes, channel links and values, by `tid`.
+    #[serde(default)]
+    pub peos: Vec<Peo>,
+    /// Classifications with their nodes and node attributes, by `tid`.
+    #[serde(default)]
+    pub classifications: Vec<Classification>,
+    /// Briefing layouts of channels, by channel, module configuration and locale.
+    #[serde(default)]
+    pub briefings: Vec<Briefing>,
     /// Users, by name.
     #[serde(default)]
     pub users: Vec<String>,
@@ -542,6 +562,25 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
             }
         }
     }
+    for (index, channel) in document.channels.iter().enumerate() {
+        let record = format!("channels[{index}] ({})", channel.tid);
+        non_empty(&record, "tid", &channel.tid)?;
+        unique(&mut seen, "channels", &channel.tid, record)?;
+    }
+    for (index, peo) in document.peos.iter().enumerate() {
+        let record = format!("peos[{index}] ({})", peo.tid);
+        non_empty(&record, "tid", &peo.tid)?;
+        unique(&mut seen, "peos", &peo.tid, record.clone())?;
+        known_roles(&record, &peo.restricted_to, &roles)?;
+    }
+    for (index, classification) in document.classifications.iter().enumerate() {
+        let record = format!("classifications[{index}] ({})", classification.tid);
+        non_empty(&record, "tid", &classification.tid)?;
+        if classification.tid.contains('/') {
+            return Err(invalid(record, "tid", "must not contain '/'"));
+        }
+        unique(&mut seen, "classifications", &classification.tid, record)?;
+    }
     for (index, product) in document.products.iter().enumerate() {
         let record = format!("products[{index}] ({})", product.tid);
         non_empty(&record, "tid", &product.tid)?;
@@ -812,6 +851,30 @@ impl Loader<'_, '_> {
             self.keyword(keyword, record)
                 .await
                 .map_err(|error| error.within(record))?;
+        }
+        for (index, channel) in document.channels.iter().enumerate() {
+            let record = format!("channels[{index}] ({})", channel.tid);
+            self.channel(channel, &record)
+                .await
+                .map_err(|error| error.within(|| record.clone()))?;
+        }
+        for (index, peo) in document.peos.iter().enumerate() {
+            let record = format!("peos[{index}] ({})", peo.tid);
+            self.peo(peo, &record)
+                .await
+                .map_err(|error| error.within(|| record.clone()))?;
+        }
+        for (index, classification) in document.classifications.iter().enumerate() {
+            let record = format!("classifications[{index}] ({})", classification.tid);
+            self.classification(classification, &record)
+                .await
+                .map_err(|error| error.within(|| record.clone()))?;
+        }
+        for (index, briefing) in document.briefings.iter().enumerate() {
+            let record = format!("briefings[{index}] ({})", briefing.channel);
+            self.briefing(briefing, &record)
+                .await
+                .map_err(|error| error.within(|| record.clone()))?;
         }
         for user in &document.users {
             self.user(user).await?;

@@ -326,3 +326,131 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     refuses_and_changes_nothing(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
 }
+
+/// Rows of every table the demo writes, by table.
+async fn rows(database: &Database) -> Vec<(&'static str, i64)> {
+    let mut counts = Vec::new();
+    for table in [
+        "locales",
+        "components",
+        "attribute_definitions",
+        "channel_types",
+        "glossaries",
+        "glossary_entries",
+        "glossary_translations",
+        "assets",
+        "asset_versions",
+        "products",
+        "product_assets",
+        "keywords",
+        "keyword_names",
+        "keyword_assets",
+        "channels",
+        "channel_assets",
+        "attribute_values",
+        "peos",
+        "peo_nodes",
+        "peo_channels",
+        "classifications",
+        "classification_names",
+        "classification_nodes",
+        "node_names",
+        "node_attributes",
+        "domain_values",
+        "domain_value_names",
+        "briefing_layouts",
+        "briefing_boxes",
+        "briefing_images",
+        "access_restrictions",
+        "tokens",
+    ] {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) AS n FROM {table}"
+        )))
+        .fetch_one(database.pool())
+        .await
+        .expect("counts");
+        counts.push((table, row.try_get::<i64, _>("n").expect("a count")));
+    }
+    counts
+}
+
+/// The demo catalogue (every kind of record, channels, PEOs, classifications and briefings
+/// included) loads, loads again without a duplicate, and a document whose catalogue part
+/// names an unknown reference changes nothing and names the record and the field.
+async fn demo_loads_idempotently(database: &Database) {
+    let demo = bootstrap::demo().expect("the demo document");
+    bootstrap::load(database, &demo, Path::new("."))
+        .await
+        .expect("the demo loads");
+    let first = rows(database).await;
+    assert!(
+        first.iter().all(|(_, count)| *count > 0),
+        "every table has rows: {first:?}"
+    );
+    bootstrap::load(database, &demo, Path::new("."))
+        .await
+        .expect("the demo loads again");
+    assert_eq!(
+        rows(database).await,
+        first,
+        "a second load duplicates nothing"
+    );
+
+    let mut broken = serde_json::to_value(json!({
+        "channels": [{"tid": "X-1", "type": "no such type"}]
+    }))
+    .expect("JSON");
+    let error = bootstrap::load(
+        database,
+        &serde_json::from_value(broken.take()).expect("a document"),
+        Path::new("."),
+    )
+    .await
+    .expect_err("an unknown channel type is refused");
+    assert!(
+        matches!(&error, BootstrapError::Invalid { record, field, .. } if record == "channels[0] (X-1)" && field == "type"),
+        "{error}"
+    );
+    let nodes = json!({"classifications": [{"tid": "Apparel", "nodes": [{"path": "/Apparel/Missing/Leaf"}]}]});
+    let error = bootstrap::load(
+        database,
+        &serde_json::from_value(nodes).expect("a document"),
+        Path::new("."),
+    )
+    .await
+    .expect_err("a node without its parent is refused");
+    assert!(
+        error
+            .to_string()
+            .contains("the parent node '/Apparel/Missing'"),
+        "{error}"
+    );
+    assert_eq!(
+        rows(database).await,
+        first,
+        "a refused document changes nothing"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_loads_the_demo_catalogue_idempotently() {
+    let database = Database::connect("sqlite::memory:").await.expect("opens");
+    demo_loads_idempotently(&database).await;
+}
+
+#[tokio::test]
+async fn postgres_loads_the_demo_catalogue_idempotently_when_configured() {
+    let Ok(url) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: the demo was loaded on SQLite only");
+        return;
+    };
+    let url = core_server::testing::fresh_postgres_schema(&url)
+        .await
+        .expect("a fresh schema");
+    let database = Database::connect(&url).await.expect("opens");
+    demo_loads_idempotently(&database).await;
+    core_server::testing::drop_postgres_schema(&database)
+        .await
+        .expect("drops the schema");
+}
