@@ -202,7 +202,13 @@ fn decode(value: Value, schema: &'static Schema, path: &mut Path) -> Result<Valu
                     },
                 ));
             }
-            rename(object, ENTRIES, items)
+            // The order of an object's properties carries nothing, so the key is replaced in
+            // place rather than the object rebuilt.
+            let mut object = object;
+            if let Some(entries) = object.remove(ENTRIES) {
+                object.insert(items.to_string(), entries);
+            }
+            object
         }
         Compact::Map { items, key, value } => decode_map(object, items, key, value, path)?,
         Compact::Val { items, value, .. } => decode_val(object, items, value, path)?,
@@ -234,7 +240,7 @@ fn decode_map(
             single => vec![single],
         };
         for entry in entries {
-            let mut item = Map::new();
+            let mut item = Map::with_capacity(2);
             item.insert(key.to_string(), Value::String(map_key.clone()));
             match entry {
                 Value::String(text) => {
@@ -285,31 +291,29 @@ fn decode_val(
             },
         ));
     }
-    let mut out = Map::with_capacity(object.len());
-    for (name, property) in object {
-        if name != value {
-            out.insert(name, property);
-            continue;
+    // Rewritten in place: only the value property changes.
+    let mut object = object;
+    let Some(property) = object.remove(value) else {
+        return Ok(object);
+    };
+    let list = match property {
+        Value::String(text) => {
+            let mut item = Map::with_capacity(1);
+            item.insert(value.to_string(), Value::String(text));
+            vec![Value::Object(item)]
         }
-        let list = match property {
-            Value::String(text) => {
-                let mut item = Map::new();
-                item.insert(value.to_string(), Value::String(text));
-                vec![Value::Object(item)]
-            }
-            Value::Array(list) => list,
-            other => {
-                path.push(value);
-                let error = wrong_type(path, "string or array", &other);
-                path.pop();
-                return Err(error);
-            }
-        };
-        if !list.is_empty() {
-            out.insert(items.to_string(), Value::Array(list));
+        Value::Array(list) => list,
+        other => {
+            path.push(value);
+            let error = wrong_type(path, "string or array", &other);
+            path.pop();
+            return Err(error);
         }
+    };
+    if !list.is_empty() {
+        object.insert(items.to_string(), Value::Array(list));
     }
-    Ok(out)
+    Ok(object)
 }
 
 fn field_of<'f>(fields: &'f [Field], name: &str) -> Option<&'f Field> {
