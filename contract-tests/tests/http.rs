@@ -81,6 +81,7 @@ const IMPLEMENTED: &[&str] = &[
     "glossaryEntriesPersist",
     "glossaryEntriesPerform",
     "linksPersist",
+    "peosLinksPersist",
 ];
 
 #[tokio::test]

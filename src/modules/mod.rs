@@ -1,6 +1,7 @@
 //! One module per specification module, each implementing the generated trait of its operations,
 //! and what their messages share: the envelope and batch processing.
 
+mod access;
 mod batch;
 mod cm;
 mod common;

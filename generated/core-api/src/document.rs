@@ -5647,7 +5647,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "PEO"
         ],
         "summary": "Link PEOs to projects",
-        "description": "Request: PimType with `links` containing `itms` of `type=peoToProject`, holding `itms` with `itm`\nkeys (`peoTid`, `projectTid`) or (`peoId`, `projectId`). Response: PimType with `responses`;\nsuccess record `action=link`, `dataType=peoToProjectLink`, `details` (attribute `mode` `delta`)\nrepeating the keys.\n\nAccepts and answers all three representations; each inner `itms` is one pair and gets one\nrecord; a mixed or incomplete pair is \"Invalid link definition\", an outer `itms` of another type\n\"Unsupported link type '<type>'\"; re-linking an existing pair succeeds (D-32). Errors: \"PEO not\nfound\", \"Project not found\", \"PEO is not available by access rights\"; success \"The link has been\nsaved successfully\".\n",
+        "description": "Request: PimType with `links` containing `itms` of `type=peoToProject`, holding `itms` with `itm`\nkeys (`peoTid`, `projectTid`) or (`peoId`, `projectId`). Response: PimType with `responses`;\nsuccess record `action=link`, `dataType=peoToProjectLink`, `details` (attribute `mode` `delta`)\nrepeating the keys.\n\nAccepts and answers all three representations; each inner `itms` is one pair and gets one\nrecord; a mixed or incomplete pair is \"Invalid link definition\", an outer `itms` of another type\n\"Unsupported link type '<type>'\"; re-linking an existing pair succeeds (D-32). Errors: \"PEO not\nfound\", \"Project not found\", \"PEO is not available by access rights\" (a PEO restricted to roles\nthe caller does not hold); success \"The link has been saved successfully\". A pair is checked\nPEO first, then project; a pair with other keys besides its two, or an id that is not an\ninteger, is \"Invalid link definition\". A missing `links` is 400; more than 1,000 pairs is 400\n(D-37).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -5767,7 +5767,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "link": {
                     "summary": "Both pairs linked (specification example 7)",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <responses>\n    <response action=\"link\" dataType=\"peoToProjectLink\">\n      <status>SUCCESS</status>\n      <description>The link has been saved successfully</description>\n      <details mode=\"delta\">\n        <itm key=\"peoTid\">PEO-AW</itm>\n        <itm key=\"projectTid\">SS2025-Web</itm>\n      </details>\n    </response>\n    <response action=\"link\" dataType=\"peoToProjectLink\">\n      <status>SUCCESS</status>\n      <description>The link has been saved successfully</description>\n      <details mode=\"delta\">\n        <itm key=\"peoId\">7002</itm>\n        <itm key=\"projectId\">598801</itm>\n      </details>\n    </response>\n  </responses>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T10:05:17.640Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"link\" dataType=\"peoToProjectLink\">\n      <status>SUCCESS</status>\n      <description>The link has been saved successfully</description>\n      <details mode=\"delta\">\n        <itm key=\"peoTid\">PEO-AW</itm>\n        <itm key=\"projectTid\">SS2025-Web</itm>\n      </details>\n    </response>\n    <response action=\"link\" dataType=\"peoToProjectLink\">\n      <status>SUCCESS</status>\n      <description>The link has been saved successfully</description>\n      <details mode=\"delta\">\n        <itm key=\"peoId\">7002</itm>\n        <itm key=\"projectId\">598801</itm>\n      </details>\n    </response>\n  </responses>\n</pim>\n"
                   }
                 }
               },
@@ -5780,6 +5780,22 @@ pub const OPENAPI_JSON: &str = r##"{
                     "summary": "Both pairs linked (specification example 7)",
                     "value": {
                       "schemaVersion": "5.6.0",
+                      "meta": {
+                        "itm": [
+                          {
+                            "key": "messageType",
+                            "value": "request"
+                          },
+                          {
+                            "key": "messageTime",
+                            "value": "2024-03-01T10:05:17.640Z"
+                          },
+                          {
+                            "key": "sourceEnv",
+                            "value": "web"
+                          }
+                        ]
+                      },
                       "responses": {
                         "response": [
                           {
@@ -5835,6 +5851,11 @@ pub const OPENAPI_JSON: &str = r##"{
                     "summary": "Both pairs linked (specification example 7)",
                     "value": {
                       "schemaVersion": "5.6.0",
+                      "meta": {
+                        "messageType": "request",
+                        "messageTime": "2024-03-01T10:05:17.640Z",
+                        "sourceEnv": "web"
+                      },
                       "responses": {
                         "entries": [
                           {

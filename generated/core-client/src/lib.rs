@@ -3784,8 +3784,11 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     Accepts and answers all three representations; each inner `itms` is one pair and gets one
     record; a mixed or incomplete pair is "Invalid link definition", an outer `itms` of another type
     "Unsupported link type '<type>'"; re-linking an existing pair succeeds (D-32). Errors: "PEO not
-found", "Project not found", "PEO is not available by access rights"; success "The link has been
-saved successfully".
+    found", "Project not found", "PEO is not available by access rights" (a PEO restricted to roles
+    the caller does not hold); success "The link has been saved successfully". A pair is checked
+    PEO first, then project; a pair with other keys besides its two, or an id that is not an
+    integer, is "Invalid link definition". A missing `links` is 400; more than 1,000 pairs is 400
+    (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/peo/peos/links/persist`

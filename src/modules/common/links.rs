@@ -4,7 +4,10 @@
 use core_api::types::{Details, Itm, Itms, Links, ResponseType, ResponseTypeStatus};
 use sqlx::Row;
 
-use super::super::batch::{self, ItemError, Tx};
+use super::super::{
+    access::{Key, Restricted, restricted},
+    batch::{self, ItemError, Tx},
+};
 use crate::auth::Caller;
 
 /// The `dataType` of link records.
@@ -96,12 +99,6 @@ pub(crate) fn echo(link: &Link<'_>) -> ResponseType {
     record
 }
 
-/// A record or resource addressed by tid or by numeric id.
-enum Key<'a> {
-    Tid(&'a str),
-    Id(i64),
-}
-
 /// Reads the one identity of a resource from `tid_key` or `id_key`.
 fn key<'a>(
     group: &'a Itms,
@@ -147,48 +144,6 @@ fn asset_keys<'a>(group: &'a Itms, echo: &ResponseType) -> Result<Vec<Key<'a>>, 
     Ok(keys)
 }
 
-/// Finds a restrictable record (`asset` or `product`): its id and the roles it is restricted to.
-async fn restricted(
-    transaction: &mut Tx,
-    kind: &str,
-    key: &Key<'_>,
-) -> Result<Option<(i64, Vec<String>)>, sqlx::Error> {
-    let table = if kind == "asset" {
-        "assets"
-    } else {
-        "products"
-    };
-    let sql = match key {
-        Key::Tid(_) => format!(
-            "SELECT t.id, r.name AS role FROM {table} t \
-             LEFT JOIN access_restrictions ar ON ar.kind = $2 AND ar.record_id = t.id \
-             LEFT JOIN roles r ON r.id = ar.role_id WHERE t.tid = $1"
-        ),
-        Key::Id(_) => format!(
-            "SELECT t.id, r.name AS role FROM {table} t \
-             LEFT JOIN access_restrictions ar ON ar.kind = $2 AND ar.record_id = t.id \
-             LEFT JOIN roles r ON r.id = ar.role_id WHERE t.id = $1"
-        ),
-    };
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql));
-    let query = match key {
-        Key::Tid(tid) => query.bind(*tid),
-        Key::Id(id) => query.bind(*id),
-    };
-    let rows = query.bind(kind).fetch_all(&mut **transaction).await?;
-    let Some(first) = rows.first() else {
-        return Ok(None);
-    };
-    let id: i64 = first.try_get("id")?;
-    let mut roles = Vec::new();
-    for row in &rows {
-        if let Some(role) = row.try_get::<Option<String>, _>("role")? {
-            roles.push(role);
-        }
-    }
-    Ok(Some((id, roles)))
-}
-
 /// The ids of the assets of a group, each found and visible to the caller.
 async fn assets(
     transaction: &mut Tx,
@@ -198,7 +153,7 @@ async fn assets(
 ) -> Result<Vec<i64>, ItemError> {
     let mut ids = Vec::new();
     for key in asset_keys(group, echo)? {
-        let (id, roles) = restricted(transaction, "asset", &key)
+        let (id, roles) = restricted(transaction, Restricted::Asset, &key)
             .await?
             .ok_or_else(|| batch::refuse(echo, "Asset not found"))?;
         if !caller.sees(&roles) {
@@ -243,7 +198,7 @@ async fn product(
     echo: &ResponseType,
 ) -> Result<(), ItemError> {
     let product_key = key(group, "productTid", "productId", echo)?;
-    let (product, roles) = restricted(transaction, "product", &product_key)
+    let (product, roles) = restricted(transaction, Restricted::Product, &product_key)
         .await?
         .ok_or_else(|| batch::refuse(echo, "Product not found"))?;
     if !caller.sees(&roles) {

@@ -1,0 +1,162 @@
+//! `peo/peos/links/persist` over HTTP (D-32): pairs by tid or by id, re-linking, every item
+//! message including the PEO access right, in all three representations; on SQLite and, when
+//! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The demo catalogue is the fixture.
+
+use contract_tests::{TestServer, backends};
+use core_server::bootstrap;
+use serde_json::{Value, json};
+use sqlx::Row;
+
+const PERSIST: &str = "/api/core/v1/peo/peos/links/persist";
+/// A token of the demo's role `editor`, which does not hold `marketing`.
+const EDITOR: &str = "ed170ed170ed170e.ed170ed170ed170ed170ed170ed170ed1";
+
+async fn server(url: &str) -> TestServer {
+    let server = TestServer::start_on(url).await;
+    let demo = bootstrap::demo().expect("the demo document");
+    let editor = serde_json::from_value(json!({
+        "roles": [{"name": "editor", "modules": ["Common", "PIM", "DAM", "PEO"]}],
+        "tokens": [{"user": "editor", "roles": ["editor"], "token": EDITOR}]
+    }))
+    .expect("a bootstrap document");
+    for document in [&demo, &editor] {
+        bootstrap::load(&server.database, document, std::path::Path::new("."))
+            .await
+            .expect("the fixture loads");
+    }
+    server
+}
+
+fn pair(items: &[(&str, &str)]) -> Value {
+    json!({"itm": items.iter().map(|(key, value)| json!({"key": key, "value": value})).collect::<Vec<_>>()})
+}
+
+async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
+    let answer = server
+        .client_with(token)
+        .post(server.url(PERSIST))
+        .header("Content-Type", "application/json")
+        .body(json!({"links": {"itms": links}}).to_string())
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(answer.status().as_u16(), 200);
+    let body: Value = answer.json().await.expect("JSON");
+    body["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+async fn linked(server: &TestServer, peo: &str) -> Vec<String> {
+    sqlx::query(
+        "SELECT c.tid FROM peo_channels l JOIN peos p ON p.id = l.peo_id \
+         JOIN channels c ON c.id = l.channel_id WHERE p.tid = $1 ORDER BY c.tid",
+    )
+    .bind(peo)
+    .fetch_all(server.database.pool())
+    .await
+    .expect("reads")
+    .iter()
+    .map(|row| row.get("tid"))
+    .collect()
+}
+
+#[tokio::test]
+async fn pairs_link_and_every_item_message_is_said() {
+    for url in backends("PEO links persist").await {
+        let server = server(&url).await;
+        let admin = server.token.clone();
+        let ids = sqlx::query("SELECT (SELECT id FROM peos WHERE tid = 'PEO-200-CAT') AS peo, (SELECT id FROM channels WHERE tid = 'WEB-SHOP') AS channel")
+            .fetch_one(server.database.pool())
+            .await
+            .expect("ids");
+        let (peo_id, channel_id): (i64, i64) = (ids.get("peo"), ids.get("channel"));
+        let records = persist(
+            &server,
+            &admin,
+            json!([
+                {"type": "peoToProject", "itms": [
+                    pair(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")]),
+                    pair(&[("peoId", &peo_id.to_string()), ("projectId", &channel_id.to_string())]),
+                    pair(&[("peoTid", "PEO-100-WEB"), ("projectTid", "WEB-SHOP")]),
+                    pair(&[("peoTid", "PEO-404"), ("projectTid", "WEB-SHOP")]),
+                    pair(&[("peoTid", "PEO-100-WEB"), ("projectTid", "NOPE")]),
+                    pair(&[("peoTid", "PEO-100-WEB"), ("projectId", "1")]),
+                    pair(&[("peoTid", "PEO-100-WEB")]),
+                    pair(&[("peoId", "x"), ("projectId", "1")])
+                ]},
+                {"type": "peoToProduct", "itms": [pair(&[("peoTid", "PEO-100-WEB"), ("projectTid", "WEB-SHOP")])]}
+            ]),
+        )
+        .await;
+        let said: Vec<(&str, &str)> = records
+            .iter()
+            .map(|record| {
+                assert_eq!(record["action"], "link");
+                assert_eq!(record["dataType"], "peoToProjectLink");
+                assert_eq!(record["details"]["mode"], "delta");
+                (
+                    record["status"].as_str().unwrap_or_default(),
+                    record["description"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("SUCCESS", "The link has been saved successfully"),
+                ("SUCCESS", "The link has been saved successfully"),
+                ("SUCCESS", "The link has been saved successfully"),
+                ("ERROR", "PEO not found"),
+                ("ERROR", "Project not found"),
+                ("ERROR", "Invalid link definition"),
+                ("ERROR", "Invalid link definition"),
+                ("ERROR", "Invalid link definition"),
+                ("ERROR", "Unsupported link type 'peoToProduct'"),
+            ]
+        );
+        assert_eq!(
+            records[0]["details"]["itm"],
+            json!([{"key": "peoTid", "value": "PEO-100-WEB"}, {"key": "projectTid", "value": "CAT-2027"}])
+        );
+        assert_eq!(
+            linked(&server, "PEO-100-WEB").await,
+            ["CAT-2027", "WEB-SHOP"],
+            "re-linking adds nothing"
+        );
+        assert_eq!(
+            linked(&server, "PEO-200-CAT").await,
+            ["CAT-2027-TROUSERS", "WEB-SHOP"]
+        );
+        // PEO-300-DRAFT is restricted to `marketing`: the editor may not link it, admin may.
+        let restricted = json!([{"type": "peoToProject", "itms": [pair(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])]}]);
+        let records = persist(&server, EDITOR, restricted.clone()).await;
+        assert_eq!(
+            records[0]["description"],
+            "PEO is not available by access rights"
+        );
+        assert!(linked(&server, "PEO-300-DRAFT").await.is_empty());
+        let records = persist(&server, &admin, restricted).await;
+        assert_eq!(records[0]["status"], "SUCCESS");
+        // The same pair in XML and compact JSON, answered in each representation.
+        for (media, body) in [
+            ("application/xml", r#"<pim xmlns="urn:core-interface:v1"><links><itms type="peoToProject"><itms><itm key="peoTid">PEO-200-CAT</itm><itm key="projectTid">CAT-2027</itm></itms></itms></links></pim>"#.to_string()),
+            ("application/json+compact", json!({"links": {"entries": [{"type": "peoToProject", "itms": [pair(&[("peoTid", "PEO-200-CAT"), ("projectTid", "CAT-2027")])]}]}}).to_string()),
+        ] {
+            let answer = server
+                .client()
+                .post(server.url(PERSIST))
+                .header("Content-Type", media)
+                .header("Accept", media)
+                .body(body)
+                .send()
+                .await
+                .expect("answers");
+            assert_eq!(answer.status().as_u16(), 200);
+            let text = answer.text().await.expect("a body");
+            assert!(text.contains("The link has been saved successfully"), "{text}");
+        }
+        server.stop().await;
+    }
+}
