@@ -1,0 +1,160 @@
+//! Every operation of the Common module (and PEO links) through the generated `progenitor`
+//! client, against a server with the demo catalogue: the client an integrator generates from the
+//! document talks to this server in JSON and reads its answers into its own types.
+
+use contract_tests::TestServer;
+use core_client::{Client, types};
+use core_server::bootstrap;
+use serde_json::{Value, json};
+
+/// A client type from its JSON form, as an integrator would build it from the document.
+fn from<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a value of the client's type")
+}
+
+fn statuses(responses: Option<types::Responses>) -> Vec<String> {
+    responses
+        .map(|responses| responses.response)
+        .unwrap_or_default()
+        .iter()
+        .map(|record| {
+            format!(
+                "{:?} {}",
+                record.status,
+                record.description.clone().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_common_operation_through_the_generated_client() {
+    let server = TestServer::start().await;
+    let demo = bootstrap::demo().expect("the demo document");
+    bootstrap::load(&server.database, &demo, std::path::Path::new("."))
+        .await
+        .expect("the demo loads");
+    let client = Client::new_with_client(&server.url(""), server.client());
+
+    let message: types::ServiceType =
+        from(json!({"kwds": {"kwd": [{"id": 7, "path": "/Season"}]}}));
+    let transformed = client
+        .transform(&message)
+        .await
+        .expect("transformed")
+        .into_inner();
+    assert_eq!(transformed.0.kwds.expect("kwds").kwd[0].id, Some(7));
+
+    let locales = client
+        .locales_retrieve(&from(
+            json!({"mode": "TID", "tids": ["de_DE"], "exportConfig": true}),
+        ))
+        .await
+        .expect("locales")
+        .into_inner();
+    let locale = &locales.locales.expect("locales").locale[0];
+    assert_eq!(locale.name.as_deref(), Some("Deutsch (Deutschland)"));
+    assert!(locale.config.is_some());
+
+    let components = client
+        .components_retrieve(&types::ComponentsRequest {})
+        .await
+        .expect("components")
+        .into_inner();
+    assert_eq!(components.0.get("PIM").map(String::as_str), Some("ACTIVE"));
+
+    let persisted = client
+        .keywords_persist(&from(json!({"kwds": {"kwd": [{"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}]}}]}})))
+        .await
+        .expect("persisted")
+        .into_inner();
+    assert_eq!(
+        statuses(persisted.responses),
+        ["Success The keyword has been created successfully"]
+    );
+    let keywords = client
+        .keywords_retrieve(&from(json!({"path": "/Season", "retrieveLinks": true})))
+        .await
+        .expect("keywords")
+        .into_inner();
+    let paths: Vec<String> = keywords
+        .0
+        .kwds
+        .expect("kwds")
+        .kwd
+        .into_iter()
+        .filter_map(|kwd| kwd.path)
+        .collect();
+    assert_eq!(
+        paths,
+        ["/Season/Summer", "/Season/Winter", "/Season/Autumn"]
+    );
+
+    let entries = client
+        .glossary_entries_persist(&from(json!({"glossaryEntries": {"glossaryEntry": [
+            {"parentTid": "GL-TEXTILES", "loc": "en_GB", "type": "term", "meta": {"itm": [{"key": "value", "value": "wool"}]}},
+            {"tid": "GE-LINEN", "meta": {"itm": [{"key": "value", "value": "linen cloth"}]}}
+        ]}})))
+        .await
+        .expect("entries persisted")
+        .into_inner();
+    assert_eq!(
+        statuses(entries.responses),
+        [
+            "Success The glossary entry has been created successfully",
+            "Success The glossary entry has been updated successfully"
+        ]
+    );
+    let performed = client
+        .glossary_entries_perform(&from(json!({"actions": {"action": [
+            {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": [{"key": "glossaryId", "value": "2"}]}},
+            {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-404"}
+        ]}})))
+        .await
+        .expect("performed")
+        .into_inner();
+    assert_eq!(
+        statuses(performed.0.responses),
+        [
+            "Success The glossary entry has been moved successfully",
+            "Error There is no glossary entry with the given tid/identity"
+        ]
+    );
+
+    let sent = client
+        .messages_persist(&from(
+            json!({"messages": [{"subject": "Hello", "recipientRole": "editor"}]}),
+        ))
+        .await
+        .expect("sent")
+        .into_inner();
+    assert_eq!(
+        statuses(sent.responses),
+        ["Success The message has been sent successfully"]
+    );
+
+    let links = client
+        .links_persist(&from(json!({"links": {"itms": [{"type": "assetToKeyword", "itms": [
+            {"itm": [{"key": "keywordPath", "value": "/Season/Autumn"}, {"key": "assetTid", "value": "A-1003"}]}
+        ]}]}})))
+        .await
+        .expect("linked")
+        .into_inner();
+    assert_eq!(
+        statuses(links.responses),
+        ["Success The link has been saved successfully"]
+    );
+
+    let peo_links = client
+        .peos_links_persist(&from(json!({"links": {"itms": [{"type": "peoToProject", "itms": [
+            {"itm": [{"key": "peoTid", "value": "PEO-200-CAT"}, {"key": "projectTid", "value": "WEB-SHOP"}]}
+        ]}]}})))
+        .await
+        .expect("PEO linked")
+        .into_inner();
+    assert_eq!(
+        statuses(peo_links.responses),
+        ["Success The link has been saved successfully"]
+    );
+    server.stop().await;
+}
