@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 /// Operations whose examples are checked: those implemented so far.
 const OPERATIONS: &[&str] = &[
+    "transform",
     "localesRetrieve",
     "keywordsRetrieve",
     "keywordsPersist",
