@@ -240,6 +240,41 @@ impl TestServer {
     }
 }
 
+/// Operations implemented so far, by operation id: they answer their documented requests with
+/// 200 (the others answer 501).
+pub const IMPLEMENTED: &[&str] = &[
+    "transform",
+    "localesRetrieve",
+    "keywordsRetrieve",
+    "keywordsPersist",
+    "componentsRetrieve",
+    "messagesPersist",
+    "glossaryEntriesPersist",
+    "glossaryEntriesPerform",
+    "linksPersist",
+    "peosLinksPersist",
+];
+
+/// Posts a JSON body to a path with a token; answers the 200's result records (`responses`).
+pub async fn records(server: &TestServer, token: &str, path: &str, body: &Value) -> Vec<Value> {
+    let answer = server
+        .client_with(token)
+        .post(server.url(path))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the server answers");
+    let status = answer.status().as_u16();
+    let body: Value = answer.json().await.expect("a JSON body");
+    assert_eq!(status, 200, "{body}");
+    body["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// The databases a test runs on: in-memory SQLite always, and the PostgreSQL database
 /// `CORE_TEST_POSTGRES_URL` names when it is set. Every [`TestServer`] started on one of them
 /// gets an empty database of its own (on PostgreSQL a new schema, dropped when it stops). Prints

@@ -2,7 +2,9 @@
 //! the operation until it is implemented), the document is served, and requests no operation
 //! takes get documented error bodies.
 
-use contract_tests::{Example, TestServer, document, document_text, examples, issue_item};
+use contract_tests::{
+    Example, IMPLEMENTED, TestServer, document, document_text, examples, issue_item,
+};
 use core_api_support::{Method, Operation, Representation};
 use serde_json::Value;
 
@@ -69,20 +71,6 @@ async fn call(
     }
     request.send().await.expect("the server answers")
 }
-
-/// Operations implemented so far: they answer their documented request with 200.
-const IMPLEMENTED: &[&str] = &[
-    "transform",
-    "localesRetrieve",
-    "keywordsRetrieve",
-    "keywordsPersist",
-    "componentsRetrieve",
-    "messagesPersist",
-    "glossaryEntriesPersist",
-    "glossaryEntriesPerform",
-    "linksPersist",
-    "peosLinksPersist",
-];
 
 #[tokio::test]
 async fn every_operation_answers_at_its_documented_method_and_path() {

@@ -2,7 +2,7 @@
 //! table, access rights per item, and links read back through keywords retrieve; on SQLite and,
 //! when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
-use contract_tests::{TestServer, backends};
+use contract_tests::{TestServer, backends, records};
 use core_server::bootstrap;
 use serde_json::{Value, json};
 
@@ -43,20 +43,7 @@ fn product(link_type: Option<&str>, items: &[(&str, &str)]) -> Value {
 }
 
 async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
-    let answer = server
-        .client_with(token)
-        .post(server.url(PERSIST))
-        .header("Content-Type", "application/json")
-        .body(json!({"links": {"itms": links}}).to_string())
-        .send()
-        .await
-        .expect("answers");
-    assert_eq!(answer.status().as_u16(), 200);
-    let body: Value = answer.json().await.expect("JSON");
-    body["responses"]["response"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(server, token, PERSIST, &json!({"links": {"itms": links}})).await
 }
 
 fn said(records: &[Value]) -> Vec<(&str, &str)> {

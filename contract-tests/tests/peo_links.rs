@@ -2,7 +2,7 @@
 //! message including the PEO access right, in all three representations; on SQLite and, when
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The demo catalogue is the fixture.
 
-use contract_tests::{TestServer, backends};
+use contract_tests::{TestServer, backends, records};
 use core_server::bootstrap;
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -32,20 +32,7 @@ fn pair(items: &[(&str, &str)]) -> Value {
 }
 
 async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
-    let answer = server
-        .client_with(token)
-        .post(server.url(PERSIST))
-        .header("Content-Type", "application/json")
-        .body(json!({"links": {"itms": links}}).to_string())
-        .send()
-        .await
-        .expect("answers");
-    assert_eq!(answer.status().as_u16(), 200);
-    let body: Value = answer.json().await.expect("JSON");
-    body["responses"]["response"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(server, token, PERSIST, &json!({"links": {"itms": links}})).await
 }
 
 async fn linked(server: &TestServer, peo: &str) -> Vec<String> {

@@ -155,7 +155,7 @@ fn xml_fast_path_and_reference_reader_agree_on_irregular_messages() {
         format!("<pim {NS}></pim>trailing"),
         format!("<pim {NS}><kwds></pim>"),
         "<pim/>".to_string(),
-        format!(r#"<pim xmlns="urn:other"/>"#),
+        r#"<pim xmlns="urn:other"/>"#.to_string(),
         format!("<other {NS}/>"),
         format!("<!DOCTYPE pim><pim {NS}/>"),
         format!(r#"<pim {NS} xmlns:x="urn:x"/>"#),
