@@ -102,6 +102,23 @@ async fn messages_are_checked_whole_then_stored_each() {
                 .len(),
             1
         );
+        // A tid names one message: sending it again is an item error, the others are stored.
+        let body = json!({"messages": [{"tid": "M-1", "recipientUser": "alice"}, {"tid": "M-3", "recipientUser": "alice"}]});
+        let (status, answer) = post(&server, "application/json", &body.to_string()).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["responses"]["response"][0]["status"], "ERROR");
+        assert_eq!(
+            answer["responses"]["response"][0]["description"],
+            "Message 'M-1' already exists"
+        );
+        assert_eq!(answer["responses"]["response"][1]["status"], "SUCCESS");
+        assert_eq!(
+            list_messages(&server.database, None, None)
+                .await
+                .expect("lists")
+                .len(),
+            3
+        );
 
         // Format problems are 400 with the ResponsesType too; only JSON is taken.
         for (body, message) in [

@@ -2473,7 +2473,8 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     ("Either recipientUser or recipientRole must be given", with `path` naming the message:
     `messages[2]`) and nothing is stored. Otherwise each
     message is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when
-    absent), `SUCCESS` "The message has been sent successfully" (D-34). No operation of this
+    absent), `SUCCESS` "The message has been sent successfully" (D-34); a `tid` that names a stored
+    message is an item `ERROR` "Message '<tid>' already exists" (tids are unique per kind, D-38). No operation of this
     interface reads messages back; operators read them with `core-server messages list` (D-44).
 
 

@@ -62,11 +62,20 @@ pub(crate) async fn persist(
     } else {
         message.recipient_user.as_deref()
     };
+    let taken = || batch::refuse(&echo(message), format!("Message '{tid}' already exists"));
+    if sqlx::query("SELECT id FROM messages WHERE tid = $1")
+        .bind(&tid)
+        .fetch_optional(&mut **transaction)
+        .await?
+        .is_some()
+    {
+        return Err(taken());
+    }
     let parameters = message
         .parameters
         .as_ref()
         .and_then(|parameters| serde_json::to_string(&parameters.0).ok());
-    sqlx::query(
+    let inserted = sqlx::query(
         "INSERT INTO messages (tid, subject, body, severity, recipient_user, recipient_role, \
          sender_application, sender_plugin, parameters, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -82,7 +91,13 @@ pub(crate) async fn persist(
     .bind(parameters)
     .bind(now)
     .execute(&mut **transaction)
-    .await?;
+    .await;
+    match inserted {
+        Ok(_) => {}
+        // A concurrent request stored the same tid first.
+        Err(error) if batch::is_unique_violation(&error) => return Err(taken()),
+        Err(error) => return Err(error.into()),
+    }
     let mut record = batch::record(
         DATA_TYPE,
         "create",
