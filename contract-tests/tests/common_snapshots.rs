@@ -1,9 +1,9 @@
 //! `insta` snapshots (in `snapshots/`) of the Common module's answers over HTTP, on the demo
-//! catalogue: every item-level message of its operations, in every representation the operation
+//! catalogue, on SQLite and (when `CORE_TEST_POSTGRES_URL` is set) PostgreSQL alike: every item-level message of its operations, in every representation the operation
 //! answers in. Generated ids, tids and timestamps are redacted (`[generated]`); the server never
 //! fakes them.
 
-use contract_tests::{TestServer, redact_json, redact_xml, snapshot_dir};
+use contract_tests::{TestServer, backends, redact_json, redact_xml, snapshot_dir};
 use core_api_support::Representation;
 use core_server::bootstrap;
 use serde_json::{Value, json};
@@ -148,52 +148,55 @@ async fn common_answers_in_every_representation() {
     )
     .expect("a bootstrap document");
     let mut taken = 0;
-    for (scenario, path, token, body) in scenarios() {
-        let operation = core_api::operations::ALL
-            .iter()
-            .find(|operation| operation.path == path)
-            .expect("a documented operation");
-        for media in operation.response.media {
-            // A fresh catalogue per exchange: persist answers differ once the data is there.
-            let server = TestServer::start().await;
-            for document in [&demo, &editor] {
-                bootstrap::load(&server.database, document, std::path::Path::new("."))
-                    .await
-                    .expect("the fixture loads");
-            }
-            let answer = server
-                .client_with(token.unwrap_or(&server.token))
-                .post(server.url(path))
-                .header("Content-Type", "application/json")
-                .header("Accept", media.name)
-                .body(body.to_string())
-                .send()
-                .await
-                .expect("answers");
-            let status = answer.status().as_u16();
-            let text = answer.text().await.expect("a body");
-            let (suffix, shown) = match media.representation {
-                Representation::Xml => ("xml", redact_xml(&text)),
-                representation => {
-                    let mut value: Value = serde_json::from_str(&text).expect("JSON");
-                    redact_json(&mut value);
-                    let pretty = serde_json::to_string_pretty(&value).expect("JSON");
-                    (
-                        if representation == Representation::Compact {
-                            "compact"
-                        } else {
-                            "json"
-                        },
-                        pretty,
-                    )
+    // The same snapshots hold on every backend: what differs (ids, times) is redacted.
+    for url in backends("Common snapshots").await {
+        for (scenario, path, token, body) in scenarios() {
+            let operation = core_api::operations::ALL
+                .iter()
+                .find(|operation| operation.path == path)
+                .expect("a documented operation");
+            for media in operation.response.media {
+                // A fresh catalogue per exchange: persist answers differ once the data is there.
+                let server = TestServer::start_on(&url).await;
+                for document in [&demo, &editor] {
+                    bootstrap::load(&server.database, document, std::path::Path::new("."))
+                        .await
+                        .expect("the fixture loads");
                 }
-            };
-            let name = format!("common__{scenario}__{suffix}");
-            insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false, omit_expression => true}, {
-                insta::assert_snapshot!(name, format!("{status} {}\n{shown}", media.name));
-            });
-            taken += 1;
-            server.stop().await;
+                let answer = server
+                    .client_with(token.unwrap_or(&server.token))
+                    .post(server.url(path))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", media.name)
+                    .body(body.to_string())
+                    .send()
+                    .await
+                    .expect("answers");
+                let status = answer.status().as_u16();
+                let text = answer.text().await.expect("a body");
+                let (suffix, shown) = match media.representation {
+                    Representation::Xml => ("xml", redact_xml(&text)),
+                    representation => {
+                        let mut value: Value = serde_json::from_str(&text).expect("JSON");
+                        redact_json(&mut value);
+                        let pretty = serde_json::to_string_pretty(&value).expect("JSON");
+                        (
+                            if representation == Representation::Compact {
+                                "compact"
+                            } else {
+                                "json"
+                            },
+                            pretty,
+                        )
+                    }
+                };
+                let name = format!("common__{scenario}__{suffix}");
+                insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false, omit_expression => true}, {
+                    insta::assert_snapshot!(name, format!("{status} {}\n{shown}", media.name));
+                });
+                taken += 1;
+                server.stop().await;
+            }
         }
     }
     eprintln!("{taken} snapshots of the Common module's answers");
