@@ -255,8 +255,8 @@ pub const IMPLEMENTED: &[&str] = &[
     "peosLinksPersist",
 ];
 
-/// Posts a JSON body to a path with a token; answers the 200's result records (`responses`).
-pub async fn records(server: &TestServer, token: &str, path: &str, body: &Value) -> Vec<Value> {
+/// Posts a JSON body to a path with a token, asking for JSON; answers the status and the body.
+pub async fn post_json(server: &TestServer, token: &str, path: &str, body: &Value) -> (u16, Value) {
     let answer = server
         .client_with(token)
         .post(server.url(path))
@@ -267,7 +267,12 @@ pub async fn records(server: &TestServer, token: &str, path: &str, body: &Value)
         .await
         .expect("the server answers");
     let status = answer.status().as_u16();
-    let body: Value = answer.json().await.expect("a JSON body");
+    (status, answer.json().await.expect("a JSON body"))
+}
+
+/// Posts a JSON body to a path with a token; answers the 200's result records (`responses`).
+pub async fn records(server: &TestServer, token: &str, path: &str, body: &Value) -> Vec<Value> {
+    let (status, body) = post_json(server, token, path, body).await;
     assert_eq!(status, 200, "{body}");
     body["responses"]["response"]
         .as_array()

@@ -158,3 +158,21 @@ async fn every_common_operation_through_the_generated_client() {
     );
     server.stop().await;
 }
+
+/// A documented error status reaches the client as its error body: no component is configured
+/// on an empty database.
+#[tokio::test]
+async fn a_documented_error_reaches_the_client_as_its_error_body() {
+    let server = TestServer::start().await;
+    let client = Client::new_with_client(&server.url(""), server.client());
+    match client
+        .components_retrieve(&types::ComponentsRequest {})
+        .await
+    {
+        Err(core_client::Error::ErrorResponse(response)) => {
+            assert_eq!(response.status().as_u16(), 404)
+        }
+        other => panic!("expected the 404 of no configured component, got {other:?}"),
+    }
+    server.stop().await;
+}

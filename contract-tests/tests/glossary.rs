@@ -3,7 +3,7 @@
 //! and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The interface has no operation that
 //! reads glossary entries, so state is checked through later items and in the database.
 
-use contract_tests::{TestServer, backends, issue_item};
+use contract_tests::{TestServer, backends, issue_item, post_json, records};
 use core_server::bootstrap;
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -36,26 +36,11 @@ async fn server(url: &str) -> TestServer {
 }
 
 async fn post(server: &TestServer, path: &str, body: Value) -> (u16, Value) {
-    let answer = server
-        .client()
-        .post(server.url(path))
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("answers");
-    let status = answer.status().as_u16();
-    (status, answer.json().await.expect("a JSON body"))
+    post_json(server, &server.token, path, &body).await
 }
 
 async fn exchange(server: &TestServer, path: &str, body: Value) -> Vec<Value> {
-    let (status, answer) = post(server, path, body).await;
-    assert_eq!(status, 200, "{answer}");
-    answer["responses"]["response"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(server, &server.token, path, &body).await
 }
 
 fn said(records: &[Value]) -> Vec<(&str, &str, &str)> {

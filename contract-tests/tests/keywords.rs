@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use contract_tests::{TestServer, backends, issue_item};
+use contract_tests::{TestServer, backends, issue_item, post_json};
 use core_server::bootstrap::{self, Bootstrap};
 use serde_json::{Value, json};
 
@@ -45,18 +45,7 @@ async fn server(url: &str) -> TestServer {
 
 /// Posts a JSON body and answers status and JSON body.
 async fn post(server: &TestServer, path: &str, body: &Value) -> (u16, Value) {
-    let answer = server
-        .client()
-        .post(server.url(path))
-        .header("Content-Type", JSON)
-        .header("Accept", JSON)
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("answers");
-    let status = answer.status().as_u16();
-    let text = answer.text().await.expect("a body");
-    (status, serde_json::from_str(&text).expect("a JSON body"))
+    post_json(server, &server.token, path, body).await
 }
 
 /// Persists keywords given as `kwd` objects; answers the records.

@@ -67,7 +67,7 @@ pub(crate) async fn run<I: Sync>(
         let record = match database.write().await {
             Ok(mut transaction) => {
                 let outcome = apply(&mut transaction, item, &now).await;
-                settle(transaction, outcome, echo(item)).await
+                settle(transaction, outcome, || echo(item)).await
             }
             Err(error) => failed(&error, echo(item)),
         };
@@ -77,21 +77,21 @@ pub(crate) async fn run<I: Sync>(
 }
 
 /// Ends an item's transaction: commits it when the item succeeded, rolls it back otherwise, and
-/// gives the item's record. `echo` is the record of the item (its identifying values), for when
-/// the database fails.
+/// gives the item's record. `echo` makes the record of the item (its identifying values), for
+/// when the database fails.
 async fn settle(
     transaction: Tx,
     outcome: Result<ResponseType, ItemError>,
-    echo: ResponseType,
+    echo: impl FnOnce() -> ResponseType,
 ) -> ResponseType {
     match outcome {
         Ok(record) => match transaction.commit().await {
             Ok(()) => record,
-            Err(error) => failed(&error, echo),
+            Err(error) => failed(&error, echo()),
         },
         // Dropping the transaction rolls it back.
         Err(ItemError::Refused(record)) => *record,
-        Err(ItemError::Storage(error)) => failed(&error, echo),
+        Err(ItemError::Storage(error)) => failed(&error, echo()),
     }
 }
 
@@ -157,10 +157,17 @@ pub(crate) fn details(items: &[(&str, &str)]) -> Details {
     }
 }
 
-/// Whether a database error is the violation of a uniqueness constraint: a concurrent writer
-/// stored the same identity first.
-pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error
-        .as_database_error()
-        .is_some_and(|error| error.is_unique_violation())
+/// A write whose uniqueness constraint decides between racing writers: a violation (another
+/// writer stored the same identity first) refuses the item with `taken`, any other failure is
+/// the database's.
+pub(crate) fn unless_taken<T>(
+    written: Result<T, sqlx::Error>,
+    taken: impl FnOnce() -> ItemError,
+) -> Result<T, ItemError> {
+    written.map_err(|error| {
+        let unique = error
+            .as_database_error()
+            .is_some_and(|error| error.is_unique_violation());
+        if unique { taken() } else { error.into() }
+    })
 }

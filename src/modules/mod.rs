@@ -7,6 +7,7 @@ mod cm;
 mod common;
 mod dam;
 mod envelope;
+mod links;
 mod peo;
 mod pim;
 

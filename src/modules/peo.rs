@@ -13,17 +13,12 @@ use super::{
     access::{Key, Restricted, restricted},
     batch::{self, ItemError, Tx},
     envelope,
+    links::{self, Link},
 };
 use crate::{auth::Caller, error::ApiError, http::host::Context, service::Service};
 
 /// The `dataType` of PEO link records.
 const DATA_TYPE: &str = "peoToProjectLink";
-
-/// One pair of the request: an inner group and the type of its outer group.
-struct Pair<'a> {
-    kind: Option<&'a str>,
-    group: &'a Itms,
-}
 
 impl PeoApi for Service {
     async fn peos_links_persist(
@@ -33,16 +28,7 @@ impl PeoApi for Service {
     ) -> Result<PimType, ApiError> {
         envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
         let links = input.links.ok_or_else(|| ApiError::missing("", "links"))?;
-        let pairs: Vec<Pair<'_>> = links
-            .itms
-            .iter()
-            .flat_map(|outer| {
-                outer.itms.iter().map(move |group| Pair {
-                    kind: outer.type_.as_deref(),
-                    group,
-                })
-            })
-            .collect();
+        let pairs = links::of(&links);
         batch::check_size("links/itms/itms", pairs.len())?;
         let caller = context.caller.clone();
         let response = batch::run(
@@ -63,7 +49,7 @@ impl PeoApi for Service {
 }
 
 /// The record of a pair: `details` (mode `delta`) repeat its keys.
-fn echo(pair: &Pair<'_>) -> ResponseType {
+fn echo(pair: &Link<'_>) -> ResponseType {
     let mut record = batch::record(DATA_TYPE, "link", ResponseTypeStatus::Error, "");
     record.details = Some(Details {
         mode: Some("delta".to_string()),
@@ -85,12 +71,8 @@ fn echo(pair: &Pair<'_>) -> ResponseType {
 
 /// The one value of a key in a pair, if it occurs exactly once.
 fn value<'a>(group: &'a Itms, key: &str) -> Option<&'a str> {
-    let mut found = group
-        .itm
-        .iter()
-        .filter(|item| item.key.as_deref() == Some(key));
-    match (found.next(), found.next()) {
-        (Some(item), None) => Some(item.value.as_str()),
+    match links::values(group, key).as_slice() {
+        [value] => Some(value),
         _ => None,
     }
 }
@@ -99,7 +81,7 @@ fn value<'a>(group: &'a Itms, key: &str) -> Option<&'a str> {
 async fn link(
     transaction: &mut Tx,
     caller: &Caller,
-    pair: &Pair<'_>,
+    pair: &Link<'_>,
 ) -> Result<ResponseType, ItemError> {
     let echo = echo(pair);
     if pair.kind != Some("peoToProject") {

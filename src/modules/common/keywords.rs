@@ -340,10 +340,8 @@ async fn create(
         Some((_, parent_path)) => format!("{parent_path}/{name}"),
         None => format!("/{name}"),
     };
+    // The unique path decides, also between racing requests.
     let exists = || batch::refuse(&echo, format!("Keyword '{path}' already exists"));
-    if find(transaction, Key::Path(&path)).await?.is_some() {
-        return Err(exists());
-    }
     let parent_id = parent.as_ref().map(|(id, _)| *id);
     let inserted = sqlx::query(
         "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
@@ -356,11 +354,7 @@ async fn create(
     .bind(now)
     .fetch_one(&mut **transaction)
     .await;
-    let id: i64 = match inserted {
-        Ok(row) => row.try_get("id")?,
-        Err(error) if batch::is_unique_violation(&error) => return Err(exists()),
-        Err(error) => return Err(error.into()),
-    };
+    let id: i64 = batch::unless_taken(inserted, exists)?.try_get("id")?;
     set_localized(transaction, id, &names.localized).await?;
     let mut record = batch::record(
         DATA_TYPE,
@@ -422,10 +416,8 @@ async fn update(
         } else {
             format!("{parent_path}/{name}")
         };
+        // The unique paths decide: a sibling of that name, or its descendants, exist already.
         let exists = || batch::refuse(&echo, format!("Keyword '{new_path}' already exists"));
-        if find(transaction, Key::Path(&new_path)).await?.is_some() {
-            return Err(exists());
-        }
         // The keyword and every descendant: their paths start with the old path and '/'.
         let renamed = sqlx::query(
             "UPDATE keywords SET path = $1 || substr(path, $2), \
@@ -440,11 +432,7 @@ async fn update(
         .bind(format!("{path}/"))
         .execute(&mut **transaction)
         .await;
-        match renamed {
-            Ok(_) => {}
-            Err(error) if batch::is_unique_violation(&error) => return Err(exists()),
-            Err(error) => return Err(error.into()),
-        }
+        batch::unless_taken(renamed, exists)?;
     }
     set_localized(transaction, id, &names.localized).await?;
     let mut record = batch::record(

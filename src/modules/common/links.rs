@@ -1,47 +1,19 @@
 //! Links: `links/persist` (D-33) links assets to products (by link type, an attribute definition
 //! with a cardinality) and to keywords. Each inner `itms` group is one item of the batch.
 
-use core_api::types::{Details, Itm, Itms, Links, ResponseType, ResponseTypeStatus};
+use core_api::types::{Details, Itm, Itms, ResponseType, ResponseTypeStatus};
 use sqlx::Row;
 
+pub(crate) use super::super::links::of;
 use super::super::{
     access::{Key, Restricted, restricted},
     batch::{self, ItemError, Tx},
+    links::{Link, values},
 };
 use crate::auth::Caller;
 
 /// The `dataType` of link records.
 const DATA_TYPE: &str = "link";
-
-/// One link of the request: an inner group and the kind its outer group names.
-pub(crate) struct Link<'a> {
-    kind: Option<&'a str>,
-    group: &'a Itms,
-}
-
-/// The links of a message, one per inner group, in request order.
-pub(crate) fn of(links: &Links) -> Vec<Link<'_>> {
-    links
-        .itms
-        .iter()
-        .flat_map(|outer| {
-            outer.itms.iter().map(move |group| Link {
-                kind: outer.type_.as_deref(),
-                group,
-            })
-        })
-        .collect()
-}
-
-/// The values of a key in a group, in order.
-fn values<'a>(group: &'a Itms, key: &str) -> Vec<&'a str> {
-    group
-        .itm
-        .iter()
-        .filter(|item| item.key.as_deref() == Some(key))
-        .map(|item| item.value.as_str())
-        .collect()
-}
 
 /// The record of a link: `details` repeat what it links (`productTid` and `linkType`, or
 /// `keywordPath`; an `itms` of `assetTid`).
@@ -265,17 +237,10 @@ async fn product(
         .bind(last + 1 + offset as i64)
         .execute(&mut **transaction)
         .await;
-        match inserted {
-            Ok(_) => {}
-            // A concurrent request linked it first.
-            Err(error) if batch::is_unique_violation(&error) => {
-                return Err(batch::refuse(
-                    echo,
-                    "Asset has been already linked to the product",
-                ));
-            }
-            Err(error) => return Err(error.into()),
-        }
+        // A concurrent request may have linked it first.
+        batch::unless_taken(inserted, || {
+            batch::refuse(echo, "Asset has been already linked to the product")
+        })?;
     }
     Ok(())
 }
@@ -305,39 +270,17 @@ async fn keyword(
             ));
         }
     };
-    let assets = assets(transaction, caller, group, echo).await?;
-    for (index, asset) in assets.iter().enumerate() {
-        let linked = assets[..index].contains(asset)
-            || sqlx::query(
-                "SELECT 1 AS linked FROM keyword_assets WHERE keyword_id = $1 AND asset_id = $2",
-            )
-            .bind(keyword)
-            .bind(asset)
-            .fetch_optional(&mut **transaction)
-            .await?
-            .is_some();
-        if linked {
-            return Err(batch::refuse(
-                echo,
-                "Asset has been already linked to the keyword",
-            ));
-        }
+    // The primary key decides: an asset linked already, earlier in this group or before.
+    for asset in assets(transaction, caller, group, echo).await? {
         let inserted =
             sqlx::query("INSERT INTO keyword_assets (keyword_id, asset_id) VALUES ($1, $2)")
                 .bind(keyword)
                 .bind(asset)
                 .execute(&mut **transaction)
                 .await;
-        match inserted {
-            Ok(_) => {}
-            Err(error) if batch::is_unique_violation(&error) => {
-                return Err(batch::refuse(
-                    echo,
-                    "Asset has been already linked to the keyword",
-                ));
-            }
-            Err(error) => return Err(error.into()),
-        }
+        batch::unless_taken(inserted, || {
+            batch::refuse(echo, "Asset has been already linked to the keyword")
+        })?;
     }
     Ok(())
 }

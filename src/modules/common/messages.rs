@@ -63,14 +63,6 @@ pub(crate) async fn persist(
         message.recipient_user.as_deref()
     };
     let taken = || batch::refuse(&echo(message), format!("Message '{tid}' already exists"));
-    if sqlx::query("SELECT id FROM messages WHERE tid = $1")
-        .bind(&tid)
-        .fetch_optional(&mut **transaction)
-        .await?
-        .is_some()
-    {
-        return Err(taken());
-    }
     let parameters = message
         .parameters
         .as_ref()
@@ -92,12 +84,8 @@ pub(crate) async fn persist(
     .bind(now)
     .execute(&mut **transaction)
     .await;
-    match inserted {
-        Ok(_) => {}
-        // A concurrent request stored the same tid first.
-        Err(error) if batch::is_unique_violation(&error) => return Err(taken()),
-        Err(error) => return Err(error.into()),
-    }
+    // The unique tid decides, also between racing requests.
+    batch::unless_taken(inserted, taken)?;
     let mut record = batch::record(
         DATA_TYPE,
         "create",
