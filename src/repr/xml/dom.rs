@@ -145,8 +145,9 @@ pub fn read<'a>(
             Event::Text(text) => builder.text(text.xml_content(XmlVersion::Implicit1_0))?,
             Event::CData(data) => builder.text(data.xml_content(XmlVersion::Implicit1_0))?,
             Event::GeneralRef(reference) => {
-                let resolved =
-                    resolve_reference(&reference).map_err(|problem| builder.error(problem))?;
+                let mut resolved = String::new();
+                push_reference(&reference, &mut resolved)
+                    .map_err(|problem| builder.error(problem))?;
                 builder.text(Cow::Owned(resolved))?;
             }
             Event::DocType(_) => return Err(DecodeError::whole(Problem::Doctype)),
@@ -501,19 +502,23 @@ pub fn exactly_one_holds(schema: &Schema, fields: &[Field], present: u64) -> boo
             == 1
 }
 
-/// Resolves a character reference or one of the five predefined entities; nothing else is ever
-/// expanded.
-pub fn resolve_reference(reference: &BytesRef<'_>) -> Result<String, Problem> {
+/// Resolves a character reference or one of the five predefined entities onto the end of `out`,
+/// allocating nothing of its own; nothing else is ever expanded.
+pub fn push_reference(reference: &BytesRef<'_>, out: &mut String) -> Result<(), Problem> {
     if reference.is_char_ref() {
         return match reference.resolve_char_ref() {
-            Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => Ok(ch.to_string()),
+            Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => {
+                out.push(ch);
+                Ok(())
+            }
             Ok(Some(ch)) => Err(Problem::ForbiddenCharacter(ch)),
             _ => Err(Problem::UnknownEntity(reference.to_string())),
         };
     }
-    resolve_predefined_entity(reference)
-        .map(str::to_string)
-        .ok_or_else(|| Problem::UnknownEntity(reference.to_string()))
+    let resolved = resolve_predefined_entity(reference)
+        .ok_or_else(|| Problem::UnknownEntity(reference.to_string()))?;
+    out.push_str(resolved);
+    Ok(())
 }
 
 /// Text that may stand between elements: nothing but white space.

@@ -1,16 +1,20 @@
 //! The tokenizer of the fast path: tags, text and CDATA of the regular message, read straight
 //! from the (already checked UTF-8) input, with no per-event validation or copying.
 //!
+//! A start tag's attributes are read in the same pass as its name and held until the next start
+//! tag, so no tag is scanned twice.
+//!
 //! It knows only the forms a regular message uses and declines everything else: a DOCTYPE, a
 //! processing instruction after the prolog, a comment containing `--`, an end tag that does not
-//! close the open element, a `<` in an attribute value, a carriage return in content, an unknown
-//! entity. Declining is always safe (the reference reader reads the message again and words the
+//! close the open element, a prefixed element or attribute name, an attribute without a quoted
+//! value or without white space before it, a `<` in an attribute value, a carriage return in
+//! content, an unknown entity. Declining is always safe (the reference reader reads the message again and words the
 //! error), so every rule here errs on the side of declining; the differential tests and the fuzz
 //! target `decode_xml` check that what it accepts reads to the same value through the reference.
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr3};
+use memchr::memchr;
 
 use quick_xml::{
     XmlVersion,
@@ -18,16 +22,41 @@ use quick_xml::{
     name::QName,
 };
 
-use super::{dom::resolve_reference, find_forbidden, stream::Decline};
+use super::{dom::push_reference, find_forbidden, stream::Decline};
 
-/// A start tag: `<name attributes>` or `<name attributes/>`.
+/// A start tag: `<name attributes>` or `<name attributes/>`. Its attributes are held by the
+/// scanner until the next start tag (`Scanner::attribute`).
 #[derive(Debug, Clone, Copy)]
 pub struct Tag<'a> {
+    /// The element name, without a prefix (a prefixed name declines).
     pub name: &'a str,
-    /// Everything between the name and the closing `>` or `/>`.
-    pub attributes: &'a str,
     /// `<name/>`: no content and no end tag follow.
     pub empty: bool,
+    /// Which start tag of the message this is, to find its attributes.
+    serial: u32,
+}
+
+/// One attribute of the latest start tag, as written.
+#[derive(Debug, Clone, Copy)]
+pub struct RawAttribute<'a> {
+    /// The attribute name, without a prefix (a prefixed name declines).
+    pub name: &'a str,
+    /// The value between the quotes, references unresolved.
+    raw: &'a str,
+    /// The value holds no reference and no white space that normalization would change.
+    plain: bool,
+}
+
+impl<'a> RawAttribute<'a> {
+    /// The value normalized as XML 1.0 says (references resolved, line breaks and tabs as
+    /// spaces).
+    pub fn value(&self) -> Result<Cow<'a, str>, Decline> {
+        if self.plain {
+            Ok(Cow::Borrowed(self.raw))
+        } else {
+            normalized(self.name, self.raw)
+        }
+    }
 }
 
 /// One token of the message; comments and the prolog's declaration and processing
@@ -52,11 +81,34 @@ pub struct Scanner<'a> {
     open: Vec<&'a str>,
     /// The root has started: processing instructions are no longer expected.
     started: bool,
+    /// The attributes of the latest start tag.
+    attributes: Vec<RawAttribute<'a>>,
+    /// The serial number of the latest start tag.
+    serial: u32,
 }
 
 /// White space as XML defines it (production `S`).
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// What ends an element or attribute name.
+fn ends_name(byte: u8) -> bool {
+    matches!(
+        byte,
+        b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>' | b'=' | b'"' | b'\'' | b'<' | b':'
+    )
+}
+
+/// The offset of the first `<`: a byte loop over the short runs of a message's text and
+/// indentation, `memchr` beyond them.
+fn find_open(bytes: &[u8]) -> Option<usize> {
+    const SHORT: usize = 48;
+    let head = &bytes[..bytes.len().min(SHORT)];
+    if let Some(offset) = head.iter().position(|&byte| byte == b'<') {
+        return Some(offset);
+    }
+    memchr(b'<', bytes.get(SHORT..)?).map(|offset| offset + SHORT)
 }
 
 impl<'a> Scanner<'a> {
@@ -67,7 +119,29 @@ impl<'a> Scanner<'a> {
             position: 0,
             open: Vec::with_capacity(16),
             started: false,
+            attributes: Vec::with_capacity(16),
+            serial: 0,
         }
+    }
+
+    /// Skips white space, where a text token could only be blank and would be skipped anyway.
+    pub fn skip_space(&mut self) {
+        let bytes = self.input.as_bytes();
+        while bytes.get(self.position).copied().is_some_and(is_space) {
+            self.position += 1;
+        }
+    }
+
+    /// Attribute `index` of `tag`, which must be the latest start tag.
+    pub fn attribute(
+        &self,
+        tag: &Tag<'a>,
+        index: usize,
+    ) -> Result<Option<RawAttribute<'a>>, Decline> {
+        if tag.serial != self.serial {
+            return Err(Decline);
+        }
+        Ok(self.attributes.get(index).copied())
     }
 
     /// The next token.
@@ -84,20 +158,12 @@ impl<'a> Scanner<'a> {
                 };
             };
             if first != b'<' {
-                let end = memchr(b'<', bytes).unwrap_or(rest.len());
+                let end = find_open(bytes).unwrap_or(rest.len());
                 self.position += end;
                 return Ok(Token::Text(&rest[..end]));
             }
             match bytes.get(1) {
-                Some(b'/') => {
-                    let close = memchr(b'>', bytes).ok_or(Decline)?;
-                    let name = rest[2..close].trim_end_matches([' ', '\t', '\n', '\r']);
-                    if self.open.pop() != Some(name) {
-                        return Err(Decline);
-                    }
-                    self.position += close + 1;
-                    return Ok(Token::End);
-                }
+                Some(b'/') => return self.end(rest),
                 Some(b'!') => {
                     if let Some(body) = rest.strip_prefix("<!--") {
                         let end = body.find("-->").ok_or(Decline)?;
@@ -133,38 +199,103 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A start tag at the beginning of `rest`.
+    /// An end tag at the beginning of `rest`, which must close the innermost open element.
+    fn end(&mut self, rest: &'a str) -> Result<Token<'a>, Decline> {
+        let bytes = rest.as_bytes();
+        let open = self.open.pop().ok_or(Decline)?;
+        let length = open.len();
+        // `</name>`, compared in place; anything else (white space before `>`) the long way.
+        if bytes.get(2 + length) == Some(&b'>')
+            && bytes[2..2 + length]
+                .iter()
+                .zip(open.bytes())
+                .all(|(a, b)| *a == b)
+        {
+            self.position += length + 3;
+            return Ok(Token::End);
+        }
+        let close = memchr(b'>', bytes).ok_or(Decline)?;
+        let name = rest[2..close].trim_end_matches([' ', '\t', '\n', '\r']);
+        if name != open {
+            return Err(Decline);
+        }
+        self.position += close + 1;
+        Ok(Token::End)
+    }
+
+    /// A start tag at the beginning of `rest`, its attributes read into `attributes` in the same
+    /// pass. A prefixed element or attribute name, an attribute without white space before it
+    /// or without a quoted value, and a `<` anywhere in the tag decline.
     fn start(&mut self, rest: &'a str) -> Result<Token<'a>, Decline> {
         let bytes = rest.as_bytes();
-        let name_end = bytes[1..]
-            .iter()
-            .position(|&byte| is_space(byte) || byte == b'/' || byte == b'>')
-            .map(|offset| offset + 1)
-            .ok_or(Decline)?;
-        if name_end == 1 {
+        let mut at = 1;
+        while at < bytes.len() && !ends_name(bytes[at]) {
+            at += 1;
+        }
+        if at == 1
+            || !matches!(
+                bytes.get(at),
+                Some(b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>')
+            )
+        {
             return Err(Decline);
         }
-        // The closing `>`, skipping quoted attribute values; a `<` anywhere in the tag declines.
-        let mut at = name_end;
-        let close = loop {
-            let tail = bytes.get(at..).ok_or(Decline)?;
-            at += memchr3(b'>', b'"', b'\'', tail).ok_or(Decline)?;
-            let quote = bytes[at];
-            if quote == b'>' {
-                break at;
+        let name = rest.get(1..at).ok_or(Decline)?;
+        self.serial = self.serial.wrapping_add(1);
+        self.attributes.clear();
+        let empty = loop {
+            let before = at;
+            while bytes.get(at).copied().is_some_and(is_space) {
+                at += 1;
             }
-            let length = memchr(quote, &bytes[at + 1..]).ok_or(Decline)?;
-            at += length + 2;
-        };
-        if memchr(b'<', &bytes[name_end..close]).is_some() {
-            return Err(Decline);
-        }
-        let empty = bytes[close - 1] == b'/';
-        let attributes_end = if empty { close - 1 } else { close };
-        let tag = Tag {
-            name: &rest[1..name_end],
-            attributes: rest.get(name_end..attributes_end).ok_or(Decline)?,
-            empty,
+            match bytes.get(at) {
+                Some(b'>') => break false,
+                Some(b'/') if bytes.get(at + 1) == Some(&b'>') => {
+                    at += 1;
+                    break true;
+                }
+                // Attributes are separated by white space.
+                Some(_) if at > before => {}
+                _ => return Err(Decline),
+            }
+            let name_start = at;
+            while at < bytes.len() && !ends_name(bytes[at]) {
+                at += 1;
+            }
+            let name_end = at;
+            while bytes.get(at).copied().is_some_and(is_space) {
+                at += 1;
+            }
+            if name_end == name_start || bytes.get(at) != Some(&b'=') {
+                return Err(Decline);
+            }
+            at += 1;
+            while bytes.get(at).copied().is_some_and(is_space) {
+                at += 1;
+            }
+            let quote = match bytes.get(at) {
+                Some(quote @ (b'"' | b'\'')) => *quote,
+                _ => return Err(Decline),
+            };
+            at += 1;
+            let value_start = at;
+            let mut plain = true;
+            loop {
+                match bytes.get(at) {
+                    Some(&byte) if byte == quote => break,
+                    Some(b'<') | None => return Err(Decline),
+                    Some(b'&' | b'\t' | b'\n' | b'\r') => plain = false,
+                    Some(_) => {}
+                }
+                at += 1;
+            }
+            // Every boundary is at an ASCII byte, so these slices cannot fail.
+            self.attributes.push(RawAttribute {
+                name: rest.get(name_start..name_end).ok_or(Decline)?,
+                raw: rest.get(value_start..at).ok_or(Decline)?,
+                plain,
+            });
+            at += 1;
         };
         if self.started && self.open.is_empty() {
             // A second root.
@@ -172,78 +303,14 @@ impl<'a> Scanner<'a> {
         }
         self.started = true;
         if !empty {
-            self.open.push(tag.name);
+            self.open.push(name);
         }
-        self.position += close + 1;
-        Ok(Token::Start(tag))
-    }
-}
-
-/// The attributes of a start tag, in order, as `(name, raw value)`.
-#[derive(Debug, Clone)]
-pub struct Attributes<'a> {
-    rest: &'a str,
-}
-
-impl<'a> Attributes<'a> {
-    /// The attributes of `tag`.
-    pub fn of(tag: &Tag<'a>) -> Attributes<'a> {
-        Attributes {
-            rest: tag.attributes,
-        }
-    }
-
-    /// The next attribute; malformed syntax declines.
-    pub fn next_raw(&mut self) -> Result<Option<(&'a str, &'a str)>, Decline> {
-        let bytes = self.rest.as_bytes();
-        let start = bytes
-            .iter()
-            .position(|&byte| !is_space(byte))
-            .unwrap_or(bytes.len());
-        if start == bytes.len() {
-            return Ok(None);
-        }
-        if start == 0 {
-            // Attributes are separated by white space.
-            return Err(Decline);
-        }
-        let equals = start + memchr(b'=', &bytes[start..]).ok_or(Decline)?;
-        let mut name_end = equals;
-        while name_end > start && is_space(bytes[name_end - 1]) {
-            name_end -= 1;
-        }
-        let name = &bytes[start..name_end];
-        if name.is_empty()
-            || name
-                .iter()
-                .any(|&byte| is_space(byte) || byte == b'"' || byte == b'\'')
-        {
-            return Err(Decline);
-        }
-        let mut open = equals + 1;
-        while bytes.get(open).copied().is_some_and(is_space) {
-            open += 1;
-        }
-        let quote = match bytes.get(open) {
-            Some(quote @ (b'"' | b'\'')) => *quote,
-            _ => return Err(Decline),
-        };
-        let close = open + 1 + memchr(quote, &bytes[open + 1..]).ok_or(Decline)?;
-        let rest = self.rest;
-        // Every boundary is at an ASCII byte, so these slices cannot fail.
-        let name = rest.get(start..name_end).ok_or(Decline)?;
-        let value = rest.get(open + 1..close).ok_or(Decline)?;
-        self.rest = rest.get(close + 1..).ok_or(Decline)?;
-        Ok(Some((name, value)))
-    }
-
-    /// The next attribute with its value normalized as XML 1.0 says (references resolved,
-    /// line breaks and tabs as spaces).
-    pub fn next(&mut self) -> Result<Option<(&'a str, Cow<'a, str>)>, Decline> {
-        let Some((name, raw)) = self.next_raw()? else {
-            return Ok(None);
-        };
-        Ok(Some((name, normalized(name, raw)?)))
+        self.position += at + 1;
+        Ok(Token::Start(Tag {
+            name,
+            empty,
+            serial: self.serial,
+        }))
     }
 }
 
@@ -290,7 +357,7 @@ pub fn content(raw: &str) -> Result<Cow<'_, str>, Decline> {
         if name.is_empty() || name.contains('&') {
             return Err(Decline);
         }
-        text.push_str(&resolve_reference(&BytesRef::new(name)).map_err(|_| Decline)?);
+        push_reference(&BytesRef::new(name), &mut text).map_err(|_| Decline)?;
         rest = &after[end + 1..];
     }
     text.push_str(rest);

@@ -18,7 +18,7 @@ use serde::de::{
 use super::{
     de::visit_scalar,
     dom::{exactly_one_holds, is_blank},
-    scan::{self, Attributes, Scanner, Tag, Token},
+    scan::{self, Scanner, Tag, Token},
 };
 use crate::repr::{Limits, tree::same};
 
@@ -34,6 +34,7 @@ pub fn read<T: DeserializeOwned>(
         scanner: Scanner::new(text),
         peeked: None,
         max_depth: limits.max_depth,
+        keys: Vec::new(),
     };
     let start = loop {
         match stream.next().ok()? {
@@ -42,7 +43,7 @@ pub fn read<T: DeserializeOwned>(
             _ => return None,
         }
     };
-    if start.name != root || !declares_only(&start, namespace) {
+    if start.name != root || !declares_only(&stream.scanner, &start, namespace) {
         return None;
     }
     let element = Element {
@@ -64,23 +65,26 @@ pub fn read<T: DeserializeOwned>(
 
 /// Whether the root declares exactly the expected default namespace (or none, when none is
 /// expected) and no prefix.
-fn declares_only(root: &Tag<'_>, namespace: Option<&str>) -> bool {
+fn declares_only<'a>(scanner: &Scanner<'a>, root: &Tag<'a>, namespace: Option<&str>) -> bool {
     let mut declared = None;
-    let mut attributes = Attributes::of(root);
-    loop {
-        match attributes.next() {
-            Ok(Some((key, value))) => {
-                if key.starts_with("xmlns:") || (key == "xmlns" && declared.is_some()) {
-                    return false;
-                }
-                if key == "xmlns" {
-                    declared = Some(value);
-                }
-            }
-            Ok(None) => return declared.as_deref() == namespace,
+    for index in 0.. {
+        let attribute = match scanner.attribute(root, index) {
+            Ok(Some(attribute)) => attribute,
+            Ok(None) => break,
             Err(Decline) => return false,
+        };
+        // Prefixed names (`xmlns:p`) never reach here: the scanner declines them.
+        if attribute.name == "xmlns" {
+            if declared.is_some() {
+                return false;
+            }
+            match attribute.value() {
+                Ok(value) => declared = Some(value),
+                Err(Decline) => return false,
+            }
         }
     }
+    declared.as_deref() == namespace
 }
 
 /// The fast path declines (the reason does not matter: the reference reader finds it again).
@@ -107,6 +111,9 @@ struct Stream<'a> {
     scanner: Scanner<'a>,
     peeked: Option<Token<'a>>,
     max_depth: usize,
+    /// The keys met so far in the open map-form sequences, innermost last: one buffer for the
+    /// whole message, so that a sequence allocates nothing of its own.
+    keys: Vec<Option<Cow<'a, str>>>,
 }
 
 impl<'a> Stream<'a> {
@@ -120,6 +127,9 @@ impl<'a> Stream<'a> {
     /// The next start or end tag inside an element that takes no text: comments and blank text
     /// are skipped, anything else declines.
     fn next_tag(&mut self) -> Result<Token<'a>, Decline> {
+        if self.peeked.is_none() {
+            self.scanner.skip_space();
+        }
         loop {
             match self.next()? {
                 token @ (Token::Start(_) | Token::End) => return Ok(token),
@@ -148,16 +158,6 @@ impl<'a> Stream<'a> {
     }
 }
 
-/// The name of an unprefixed element; a prefixed one declines.
-fn local<'a>(start: &Tag<'a>) -> Result<&'a str, Decline> {
-    // A byte loop: names are short, and a string search costs more than the scan.
-    if start.name.bytes().any(|byte| byte == b':') {
-        Err(Decline)
-    } else {
-        Ok(start.name)
-    }
-}
-
 /// One element, from its start tag through its end tag.
 struct Element<'s, 'a> {
     stream: &'s mut Stream<'a>,
@@ -172,7 +172,7 @@ struct Element<'s, 'a> {
 impl<'a> Element<'_, 'a> {
     /// The text of a scalar element, which has no attributes.
     fn scalar_text(self) -> Result<Cow<'a, str>, Decline> {
-        if Attributes::of(&self.start).next_raw()?.is_some() {
+        if self.stream.scanner.attribute(&self.start, 0)?.is_some() {
             return Err(Decline);
         }
         if self.start.empty {
@@ -190,11 +190,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
         let schema = match self.ty {
             Type::Scalar(scalar) => {
                 let text = self.scalar_text()?;
-                return Text {
-                    text: &text,
-                    scalar,
-                }
-                .deserialize_any(visitor);
+                return Text { text, scalar }.deserialize_any(visitor);
             }
             Type::Object(schema) => schema.resolve(),
         };
@@ -205,7 +201,8 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
             return Err(Decline);
         }
         let mut properties = Properties {
-            attributes: Attributes::of(&self.start),
+            start: self.start,
+            attribute: 0,
             stream: self.stream,
             schema,
             fields,
@@ -246,11 +243,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
             return Err(Decline);
         };
         let text = self.scalar_text()?;
-        Text {
-            text: &text,
-            scalar,
-        }
-        .deserialize_enum(name, variants, visitor)
+        Text { text, scalar }.deserialize_enum(name, variants, visitor)
     }
 
     serde::forward_to_deserialize_any! {
@@ -261,7 +254,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
 
 /// The text of an attribute, a text property or a scalar element, typed by its table.
 struct Text<'t> {
-    text: &'t str,
+    text: Cow<'t, str>,
     scalar: Scalar,
 }
 
@@ -269,7 +262,11 @@ impl<'de> de::Deserializer<'de> for Text<'_> {
     type Error = Decline;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
-        visit_scalar(self.text, self.scalar, visitor).map_err(|_| Decline)?
+        match (self.text, self.scalar) {
+            // Text built while resolving references is moved into the value, not copied.
+            (Cow::Owned(text), Scalar::String) => visitor.visit_string(text),
+            (text, scalar) => visit_scalar(&text, scalar, visitor).map_err(|_| Decline)?,
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
@@ -290,7 +287,7 @@ impl<'de> de::Deserializer<'de> for Text<'_> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Decline> {
-        let variant: de::value::StrDeserializer<'_, Decline> = self.text.into_deserializer();
+        let variant: de::value::StrDeserializer<'_, Decline> = (&*self.text).into_deserializer();
         visitor.visit_enum(variant)
     }
 
@@ -303,8 +300,10 @@ impl<'de> de::Deserializer<'de> for Text<'_> {
 /// Where the properties of an element stand, in the order the reference reader yields them.
 enum Phase {
     Attributes,
-    /// The text property or the child elements.
-    Content,
+    /// The text property, at this field index.
+    Text(usize),
+    /// The child elements.
+    Children,
     /// Required arrays with no element, from this field index on.
     Required(usize),
     Done,
@@ -322,7 +321,10 @@ enum Pending<'a> {
 /// The properties of one object element, as a map.
 struct Properties<'s, 'a> {
     stream: &'s mut Stream<'a>,
-    attributes: Attributes<'a>,
+    /// The element's start tag, whose attributes the scanner holds.
+    start: Tag<'a>,
+    /// The index of the next attribute to read.
+    attribute: usize,
     schema: &'static Schema,
     fields: &'static [Field],
     empty: bool,
@@ -353,16 +355,19 @@ impl<'a> Properties<'_, 'a> {
 
     /// The next attribute as a key, skipping the root's namespace declaration.
     fn next_attribute(&mut self) -> Result<Option<(usize, Pending<'a>)>, Decline> {
-        while let Some((key, raw)) = self.attributes.next_raw()? {
-            if self.root && key == "xmlns" {
+        while let Some(attribute) = self.stream.scanner.attribute(&self.start, self.attribute)? {
+            self.attribute += 1;
+            if self.root && attribute.name == "xmlns" {
                 continue;
             }
             let index = self
                 .fields
                 .iter()
-                .position(|field| field.node == XmlNode::Attribute && same(field.xml_name, key))
+                .position(|field| {
+                    field.node == XmlNode::Attribute && same(field.xml_name, attribute.name)
+                })
                 .ok_or(Decline)?;
-            let value = scan::normalized(key, raw)?;
+            let value = attribute.value()?;
             let scalar = scalar_of(&self.fields[index]);
             return Ok(Some((index, Pending::Text(value, scalar))));
         }
@@ -380,7 +385,7 @@ impl<'a> Properties<'_, 'a> {
         if self.depth >= self.stream.max_depth {
             return Err(Decline);
         }
-        let name = local(&start)?;
+        let name = start.name;
         let index = self
             .fields
             .iter()
@@ -412,36 +417,40 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
             match self.phase {
                 Phase::Attributes => match self.next_attribute()? {
                     Some((index, pending)) => return self.key(seed, index, pending),
-                    None => self.phase = Phase::Content,
+                    // Whether the element holds text or children is looked up once.
+                    None => {
+                        self.phase = match self
+                            .fields
+                            .iter()
+                            .position(|field| field.node == XmlNode::Text)
+                        {
+                            Some(index) => Phase::Text(index),
+                            None => Phase::Children,
+                        }
+                    }
                 },
-                Phase::Content => {
-                    if let Some(index) = self
-                        .fields
-                        .iter()
-                        .position(|field| field.node == XmlNode::Text)
-                    {
-                        let text = if self.empty {
-                            Cow::Borrowed("")
-                        } else {
-                            self.stream.text()?
-                        };
-                        let scalar = scalar_of(&self.fields[index]);
-                        self.phase = Phase::Required(0);
+                Phase::Text(index) => {
+                    let text = if self.empty {
+                        Cow::Borrowed("")
+                    } else {
+                        self.stream.text()?
+                    };
+                    let scalar = scalar_of(&self.fields[index]);
+                    self.phase = Phase::Required(0);
+                    if !self.exactly_one_holds() {
+                        return Err(Decline);
+                    }
+                    return self.key(seed, index, Pending::Text(text, scalar));
+                }
+                Phase::Children => match self.next_child()? {
+                    Some((index, pending)) => return self.key(seed, index, pending),
+                    None => {
                         if !self.exactly_one_holds() {
                             return Err(Decline);
                         }
-                        return self.key(seed, index, Pending::Text(text, scalar));
+                        self.phase = Phase::Required(0);
                     }
-                    match self.next_child()? {
-                        Some((index, pending)) => return self.key(seed, index, pending),
-                        None => {
-                            if !self.exactly_one_holds() {
-                                return Err(Decline);
-                            }
-                            self.phase = Phase::Required(0);
-                        }
-                    }
-                }
+                },
                 Phase::Required(from) => {
                     let found = self.fields[from..]
                         .iter()
@@ -465,10 +474,7 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Decline> {
         match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::Text(text, scalar) => seed.deserialize(Text {
-                text: &text,
-                scalar,
-            }),
+            Pending::Text(text, scalar) => seed.deserialize(Text { text, scalar }),
             Pending::Element(start, field) => seed.deserialize(Element {
                 stream: &mut *self.stream,
                 start,
@@ -483,23 +489,27 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
                     }
                     _ => None,
                 };
+                let keys_from = self.stream.keys.len();
                 seed.deserialize(Sequence {
                     stream: &mut *self.stream,
                     next: Some(start),
                     field,
                     depth: self.depth + 1,
                     map_key,
-                    keys: Vec::new(),
+                    keys_from,
                 })
             }
-            Pending::Empty => seed.deserialize(Sequence {
-                stream: &mut *self.stream,
-                next: None,
-                field: &self.fields[0],
-                depth: self.depth + 1,
-                map_key: None,
-                keys: Vec::new(),
-            }),
+            Pending::Empty => {
+                let keys_from = self.stream.keys.len();
+                seed.deserialize(Sequence {
+                    stream: &mut *self.stream,
+                    next: None,
+                    field: &self.fields[0],
+                    depth: self.depth + 1,
+                    map_key: None,
+                    keys_from,
+                })
+            }
             Pending::Nothing => Err(Decline),
         }
     }
@@ -538,8 +548,9 @@ struct Sequence<'s, 'a> {
     depth: usize,
     /// For the items of a map-form collection, the attribute holding their key.
     map_key: Option<&'static str>,
-    /// The keys met so far, to decline items whose key is not grouped.
-    keys: Vec<Option<Cow<'a, str>>>,
+    /// Where this sequence's keys start in `Stream::keys` (the keys met so far, to decline
+    /// items whose key is not grouped).
+    keys_from: usize,
 }
 
 impl<'a> Sequence<'_, 'a> {
@@ -549,20 +560,22 @@ impl<'a> Sequence<'_, 'a> {
             return Ok(());
         };
         let mut key = None;
-        let mut attributes = Attributes::of(start);
-        while let Some((attribute, raw)) = attributes.next_raw()? {
-            if attribute == name {
-                key = Some(scan::normalized(attribute, raw)?);
+        let mut index = 0;
+        while let Some(attribute) = self.stream.scanner.attribute(start, index)? {
+            if attribute.name == name {
+                key = Some(attribute.value()?);
                 break;
             }
+            index += 1;
         }
-        if self.keys.last() == Some(&key) {
+        let keys = self.stream.keys.get(self.keys_from..).ok_or(Decline)?;
+        if keys.last() == Some(&key) {
             return Ok(());
         }
-        if self.keys.contains(&key) || self.keys.len() >= MAX_TRACKED_KEYS {
+        if keys.contains(&key) || keys.len() >= MAX_TRACKED_KEYS {
             return Err(Decline);
         }
-        self.keys.push(key);
+        self.stream.keys.push(key);
         Ok(())
     }
 }
@@ -575,6 +588,7 @@ impl<'de> de::Deserializer<'de> for Sequence<'_, '_> {
         if self.next.is_some() {
             return Err(Decline);
         }
+        self.stream.keys.truncate(self.keys_from);
         Ok(value)
     }
 
@@ -607,7 +621,7 @@ impl<'de> SeqAccess<'de> for &mut Sequence<'_, '_> {
             root: false,
         })?;
         match self.stream.next_tag()? {
-            Token::Start(start) if local(&start)? == self.field.xml_name => {
+            Token::Start(start) if start.name == self.field.xml_name => {
                 self.next = Some(start);
             }
             other => self.stream.peeked = Some(other),
@@ -660,6 +674,32 @@ mod tests {
     }
 
     #[test]
+    fn each_map_collection_tracks_its_own_keys() {
+        // The same keys in two `meta` collections, each grouped: both stay on the fast path.
+        let message = r#"<kwds>
+            <kwd id="1"><meta><itm key="a">1</itm><itm key="b">2</itm></meta></kwd>
+            <kwd id="2"><meta><itm key="b">3</itm><itm key="a">4</itm><itm key="a">5</itm></meta></kwd>
+          </kwds>"#;
+        let read = fast(message).expect("taken");
+        let second = serde_json::to_value(&read.kwds.expect("kwds").kwd[1].meta).expect("meta");
+        assert_eq!(second["itm"][2]["value"], "5");
+        // A key coming back after another, in the second collection only, still declines.
+        let ungrouped = r#"<kwds>
+            <kwd id="1"><meta><itm key="a">1</itm><itm key="b">2</itm></meta></kwd>
+            <kwd id="2"><meta><itm key="a">3</itm><itm key="b">4</itm><itm key="a">5</itm></meta></kwd>
+          </kwds>"#;
+        assert!(fast(ungrouped).is_none());
+    }
+
+    #[test]
+    fn text_with_references_is_resolved_on_the_fast_path() {
+        let read = fast(r#"<kwds><kwd id="1"><name><itm>a &amp; b &lt;c&gt; &#x263A; &#65;</itm></name></kwd></kwds>"#)
+            .expect("taken");
+        let name = serde_json::to_value(&read.kwds.expect("kwds").kwd[0].name).expect("name");
+        assert_eq!(name["itm"][0]["value"], "a & b <c> \u{263A} A");
+    }
+
+    #[test]
     fn irregular_messages_and_errors_go_to_the_reference_reader() {
         for inner in [
             r#"<meta><itm key="a">1</itm><itm key="b">2</itm><itm key="a">3</itm></meta>"#,
@@ -675,6 +715,16 @@ mod tests {
             "<meta><itm key=\"a\">x\r\ny</itm></meta>",
             r#"<meta><itm key="a">x<!-- a -- b -->y</itm></meta>"#,
             r#"<meta><itm key="a">x<?pi?>y</itm></meta>"#,
+        ] {
+            assert!(fast(inner).is_none(), "{inner}");
+        }
+        // Attribute forms the tokenizer leaves to the reference reader.
+        for inner in [
+            r#"<kwds><kwd xml:lang="en" id="1"/></kwds>"#,
+            r#"<kwds><kwd id="1" path/></kwds>"#,
+            r#"<kwds><kwd id=1/></kwds>"#,
+            r#"<kwds><kwd id="1/></kwds>"#,
+            r#"<kwds><p:kwd id="1"/></kwds>"#,
         ] {
             assert!(fast(inner).is_none(), "{inner}");
         }
