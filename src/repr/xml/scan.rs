@@ -8,9 +8,10 @@
 //! processing instruction after the prolog, a comment containing `--`, an end tag that does not
 //! close the open element, a prefixed element or attribute name, an attribute without a quoted
 //! value or without white space before it, a `<` in an attribute value, a carriage return in
-//! content, an unknown entity. Declining is always safe (the reference reader reads the message again and words the
-//! error), so every rule here errs on the side of declining; the differential tests and the fuzz
-//! target `decode_xml` check that what it accepts reads to the same value through the reference.
+//! content, an unknown entity. Declining is always safe (the reference reader reads the message
+//! again and words the error), so every rule here errs on the side of declining; the
+//! differential tests and the fuzz target `decode_xml` check that what it accepts reads to the
+//! same value through the reference.
 
 use std::borrow::Cow;
 
@@ -23,6 +24,7 @@ use quick_xml::{
 };
 
 use super::{dom::push_reference, find_forbidden, stream::Decline};
+use crate::repr::tree::same;
 
 /// A start tag: `<name attributes>` or `<name attributes/>`. Its attributes are held by the
 /// scanner until the next start tag (`Scanner::attribute`).
@@ -92,6 +94,14 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The offset of the first byte at or after `at` that is not white space.
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).copied().is_some_and(is_space) {
+        at += 1;
+    }
+    at
+}
+
 /// What ends an element or attribute name.
 fn ends_name(byte: u8) -> bool {
     matches!(
@@ -126,10 +136,7 @@ impl<'a> Scanner<'a> {
 
     /// Skips white space, where a text token could only be blank and would be skipped anyway.
     pub fn skip_space(&mut self) {
-        let bytes = self.input.as_bytes();
-        while bytes.get(self.position).copied().is_some_and(is_space) {
-            self.position += 1;
-        }
+        self.position = skip_spaces(self.input.as_bytes(), self.position);
     }
 
     /// Attribute `index` of `tag`, which must be the latest start tag.
@@ -206,10 +213,7 @@ impl<'a> Scanner<'a> {
         let length = open.len();
         // `</name>`, compared in place; anything else (white space before `>`) the long way.
         if bytes.get(2 + length) == Some(&b'>')
-            && bytes[2..2 + length]
-                .iter()
-                .zip(open.bytes())
-                .all(|(a, b)| *a == b)
+            && rest.get(2..2 + length).is_some_and(|name| same(name, open))
         {
             self.position += length + 3;
             return Ok(Token::End);
@@ -245,9 +249,7 @@ impl<'a> Scanner<'a> {
         self.attributes.clear();
         let empty = loop {
             let before = at;
-            while bytes.get(at).copied().is_some_and(is_space) {
-                at += 1;
-            }
+            at = skip_spaces(bytes, at);
             match bytes.get(at) {
                 Some(b'>') => break false,
                 Some(b'/') if bytes.get(at + 1) == Some(&b'>') => {
@@ -263,16 +265,11 @@ impl<'a> Scanner<'a> {
                 at += 1;
             }
             let name_end = at;
-            while bytes.get(at).copied().is_some_and(is_space) {
-                at += 1;
-            }
+            at = skip_spaces(bytes, at);
             if name_end == name_start || bytes.get(at) != Some(&b'=') {
                 return Err(Decline);
             }
-            at += 1;
-            while bytes.get(at).copied().is_some_and(is_space) {
-                at += 1;
-            }
+            at = skip_spaces(bytes, at + 1);
             let quote = match bytes.get(at) {
                 Some(quote @ (b'"' | b'\'')) => *quote,
                 _ => return Err(Decline),
@@ -315,7 +312,7 @@ impl<'a> Scanner<'a> {
 }
 
 /// An attribute value as the reference reader reads it.
-pub fn normalized<'a>(name: &'a str, raw: &'a str) -> Result<Cow<'a, str>, Decline> {
+fn normalized<'a>(name: &'a str, raw: &'a str) -> Result<Cow<'a, str>, Decline> {
     if !raw
         .bytes()
         .any(|byte| matches!(byte, b'&' | b'<' | b'\t' | b'\n' | b'\r'))

@@ -400,6 +400,25 @@ impl<'a> Properties<'_, 'a> {
         Ok(Some((index, pending)))
     }
 
+    /// The run of a repeated property's elements, from `next` (none: an empty run), one level
+    /// down.
+    fn sequence(
+        &mut self,
+        next: Option<Tag<'a>>,
+        field: &'static Field,
+        map_key: Option<&'static str>,
+    ) -> Sequence<'_, 'a> {
+        let keys_from = self.stream.keys.len();
+        Sequence {
+            stream: &mut *self.stream,
+            next,
+            field,
+            depth: self.depth + 1,
+            map_key,
+            keys_from,
+        }
+    }
+
     /// Whether exactly one of the properties the schema names that way is present.
     fn exactly_one_holds(&self) -> bool {
         exactly_one_holds(self.schema, self.fields, self.yielded)
@@ -489,27 +508,9 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
                     }
                     _ => None,
                 };
-                let keys_from = self.stream.keys.len();
-                seed.deserialize(Sequence {
-                    stream: &mut *self.stream,
-                    next: Some(start),
-                    field,
-                    depth: self.depth + 1,
-                    map_key,
-                    keys_from,
-                })
+                seed.deserialize(self.sequence(Some(start), field, map_key))
             }
-            Pending::Empty => {
-                let keys_from = self.stream.keys.len();
-                seed.deserialize(Sequence {
-                    stream: &mut *self.stream,
-                    next: None,
-                    field: &self.fields[0],
-                    depth: self.depth + 1,
-                    map_key: None,
-                    keys_from,
-                })
-            }
+            Pending::Empty => seed.deserialize(self.sequence(None, &self.fields[0], None)),
             Pending::Nothing => Err(Decline),
         }
     }
