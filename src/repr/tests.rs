@@ -276,3 +276,25 @@ fn meta_items_sharing_a_key_decode_grouped() {
         .collect();
     assert_eq!(keys, ["a", "a", "b"]);
 }
+
+#[test]
+fn decoded_lists_hold_no_unused_capacity() {
+    // The generated types read lists with `core_api_support::list`, so a one-item list is one
+    // allocation of one element, in every representation (serde's own reader reserves four).
+    let xml = br#"<pim xmlns="urn:core-interface:v1"><projects><project tid="CH-1"><vals><val attr="Comment"><itm>Cover</itm></val></vals></project></projects></pim>"#;
+    let json = br#"{"projects":{"project":[{"tid":"CH-1","vals":{"val":[{"attr":"Comment","itm":[{"value":"Cover"}]}]}}]}}"#;
+    for (representation, body) in [(Xml, &xml[..]), (Json, &json[..])] {
+        let message: core_api::types::PimType = codec()
+            .decode_typed(representation, body, &tables::PIM_TYPE)
+            .expect("decodes");
+        let projects = &message.projects.expect("projects").project;
+        let vals = &projects[0].vals.as_ref().expect("vals").val;
+        let items = &vals[0].itm;
+        assert_eq!(items[0].value, "Cover");
+        assert_eq!(
+            [projects.capacity(), vals.capacity(), items.capacity()],
+            [1, 1, 1],
+            "{representation:?}"
+        );
+    }
+}

@@ -8,6 +8,7 @@
 //! client.
 
 pub mod host;
+pub mod list;
 pub mod operation;
 pub mod schema;
 

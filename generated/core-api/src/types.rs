@@ -35,6 +35,7 @@ pub struct Action {
 pub struct Actions {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub action: ::std::vec::Vec<Action>,
 }
 ///The query parameters of assetsVersionsBin.
@@ -123,6 +124,7 @@ pub struct Attr {
 #[serde(deny_unknown_fields)]
 pub struct AttributeDefinitionsQuery {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub types: ::std::vec::Vec<AttributeDefinitionsQueryTypesItem>,
 }
 ///`AttributeDefinitionsQueryTypesItem`
@@ -201,6 +203,7 @@ impl ::std::convert::TryFrom<::std::string::String> for AttributeDefinitionsQuer
 pub struct AttributeDefinitionsRequest {
     pub all: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
 }
 /**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array (a scalar, none or several
@@ -217,30 +220,35 @@ pub struct AttributesQueryRequest {
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node_id: ::std::vec::Vec<i64>,
     #[serde(
         rename = "nodePath",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node_path: ::std::vec::Vec<::std::string::String>,
     #[serde(
         rename = "productId",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_id: ::std::vec::Vec<i64>,
     #[serde(
         rename = "productTid",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_tid: ::std::vec::Vec<::std::string::String>,
 }
 ///The ids of the attributes that attributes retrieve returns for the same selector.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttributesQueryResponse {
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
 }
 /**Exactly one of `ids`, `productIds`, `nodeIds`, `productTids`, `nodePaths` (otherwise 400).
@@ -251,6 +259,7 @@ Product queries always include inherited attributes (those of ancestor nodes wit
 #[serde(deny_unknown_fields)]
 pub struct AttributesRetrieveRequest {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     ///For `nodeIds`/`nodePaths`; ignored for product queries, which always include inherited attributes.
     #[serde(rename = "includeParentAttributes", default)]
@@ -260,24 +269,28 @@ pub struct AttributesRetrieveRequest {
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node_ids: ::std::vec::Vec<i64>,
     #[serde(
         rename = "nodePaths",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node_paths: ::std::vec::Vec<::std::string::String>,
     #[serde(
         rename = "productIds",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_ids: ::std::vec::Vec<i64>,
     #[serde(
         rename = "productTids",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_tids: ::std::vec::Vec<::std::string::String>,
     #[serde(rename = "withDefaultValues", default)]
     pub with_default_values: bool,
@@ -290,6 +303,7 @@ pub struct AttributesRetrieveRequest {
 pub struct Attrs {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attr: ::std::vec::Vec<Attr>,
 }
 ///`<attribute identifier="width">210.0</attribute>` (D-20).
@@ -310,6 +324,7 @@ pub struct BriefingAttribute {
 #[serde(deny_unknown_fields)]
 pub struct BriefingBox {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attribute: ::std::vec::Vec<BriefingAttribute>,
     pub box_data: BriefingEmpty,
     pub box_data_attributes: BriefingEmpty,
@@ -337,6 +352,7 @@ pub struct BriefingBoxes {
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub box_: ::std::vec::Vec<BriefingBox>,
 }
 ///An element without content.
@@ -351,6 +367,7 @@ pub struct BriefingEmpty {}
 #[serde(deny_unknown_fields)]
 pub struct BriefingImage {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attribute: ::std::vec::Vec<BriefingAttribute>,
     #[serde(
         rename = "type",
@@ -363,6 +380,7 @@ pub struct BriefingImage {
 #[serde(deny_unknown_fields)]
 pub struct BriefingImages {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub image: ::std::vec::Vec<BriefingImage>,
 }
 ///`BriefingInfo`
@@ -381,6 +399,7 @@ text); an empty `seitenbriefing`; `boxes` (empty for a channel without boxes); `
 #[serde(deny_unknown_fields)]
 pub struct BriefingLayout {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attribute: ::std::vec::Vec<BriefingAttribute>,
     pub boxes: BriefingBoxes,
     pub briefing_images: BriefingImages,
@@ -399,8 +418,10 @@ pub struct BriefingRequest {
     #[serde(rename = "briefingInfo")]
     pub briefing_info: BriefingInfo,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
 }
 /**Exactly one selector: `id`, `tid` or `root: true`; none or several is 400 (D-17). With `id` or
@@ -428,7 +449,9 @@ pub struct ChannelQueryDto {
 #[serde(deny_unknown_fields)]
 pub struct ChannelRequest {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
 }
 /**`ids` or `tids` (both: their union; neither: 400). Returns exactly the requested channels,
@@ -438,8 +461,10 @@ without descendants, in request order; unknown or inaccessible ones are skipped 
 #[serde(deny_unknown_fields)]
 pub struct ChannelRequestDto {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
 }
 /**A classification. `name` holds `itm` entries (optional `loc` = locale tid; the entry without
@@ -466,6 +491,7 @@ pub struct Class {
 pub struct Classes {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub class: ::std::vec::Vec<Class>,
 }
 /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
@@ -480,8 +506,10 @@ pub struct ClassificationRequest {
     #[serde(rename = "flatNodes", default = "defaults::default_bool::<true>")]
     pub flat_nodes: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
     ///Default `false` (D-22); `flatNodes` is ignored when `withNodes` is false.
     #[serde(rename = "withNodes", default)]
@@ -545,8 +573,10 @@ so XML is written with all `itm` before all `itms`.
 #[serde(deny_unknown_fields)]
 pub struct Details {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<::std::string::String>,
@@ -556,6 +586,7 @@ pub struct Details {
 #[serde(deny_unknown_fields)]
 pub struct DomainVal {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     pub tid: ::std::string::String,
 }
@@ -574,6 +605,7 @@ pub struct DomainVals {
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub domain_val: ::std::vec::Vec<DomainVal>,
     ///Value seen: `FULL`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -595,6 +627,7 @@ pub struct GlossaryEntries {
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
 }
 /**A glossary entry (a term or a sentence). `meta` keys: `value` (text, with `loc`), `forbidden`
@@ -640,8 +673,10 @@ pub struct GlossaryEntry {
 #[serde(deny_unknown_fields)]
 pub struct Issue {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
 }
 /**An item with text content: `{value, pos?, loc?}`, with an optional `key`. `pos` is an integer
@@ -668,8 +703,10 @@ details), `loc` (a translation's locale), `mode` (seen `delta`) and `type` (for 
 #[serde(deny_unknown_fields)]
 pub struct Itms {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
@@ -734,6 +771,7 @@ pub struct Kwd {
 pub struct Kwds {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub kwd: ::std::vec::Vec<Kwd>,
 }
 /**Links of a message, a keyword or a glossary entry: repeated `itms` groups (D-48). In a message,
@@ -747,6 +785,7 @@ entry, the translations (attributes `loc`, `mode`, `type`; `itm` keys `similarit
 pub struct Links {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
 }
 ///Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).
@@ -836,6 +875,7 @@ pub struct Locale {
 #[serde(deny_unknown_fields)]
 pub struct LocaleConfig {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
 }
 /**When `ids` is set, `mode` must be `ID`; when `tids` is set, `mode` must be `TID`. `ALL` returns
@@ -849,9 +889,11 @@ pub struct LocaleRequest {
     #[serde(rename = "exportConfig", default)]
     pub export_config: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     pub mode: LocaleRequestMode,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
 }
 ///`LocaleRequestMode`
@@ -975,6 +1017,7 @@ impl<'de> ::serde::Deserialize<'de> for LocaleTid {
 pub struct Locales {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub locale: ::std::vec::Vec<Locale>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<::std::string::String>,
@@ -1129,6 +1172,7 @@ impl ::std::default::Default for MessageSeverity {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MessagesPersistRequest {
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub messages: ::std::vec::Vec<Message>,
 }
 /**A list of `itm` (attribute `key`, text content). Optional in requests. Keys used in the
@@ -1149,6 +1193,7 @@ at the key's first place, in every representation (D-08).
 #[serde(deny_unknown_fields)]
 pub struct Meta {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<MetaItm>,
 }
 ///One `meta` entry. `key` is required (D-46).
@@ -1171,6 +1216,7 @@ that locale. Kept in the default-JSON shape in compact JSON (D-08).
 #[serde(deny_unknown_fields)]
 pub struct Name {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
 }
 /**A classification node: `class` (tid of the classification), `id`, `parentId` (absent for the
@@ -1181,6 +1227,7 @@ wrapper); nested child nodes in `nodes` (D-22).
 #[serde(deny_unknown_fields)]
 pub struct Node {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attr: ::std::vec::Vec<Attr>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub class: ::std::option::Option<::std::string::String>,
@@ -1209,6 +1256,7 @@ pub struct Node {
 pub struct Nodes {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<Node>,
 }
 /**The channel briefing, XML root `patch-briefing` (no namespace, D-20). Percent values are strings
@@ -1252,6 +1300,7 @@ pub struct Peo {
 pub struct PeoNodes {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<::std::string::String>,
 }
 /**All criteria optional, combined with AND; an empty body returns all accessible PEO tids, sorted
@@ -1272,6 +1321,7 @@ pub struct PeoQuery {
     )]
     pub modified_until: ::std::option::Option<LocalTimestamp>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub names: ::std::vec::Vec<::std::string::String>,
     #[serde(
         rename = "tidProduct",
@@ -1308,11 +1358,13 @@ are not emitted, D-07).
 #[serde(deny_unknown_fields)]
 pub struct PeoRequest {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
     ///Returns only names, for speed (each `peo` has only `tid` and `name`, plus `meta` with `withMetadata`).
     #[serde(rename = "namesOnly", default)]
     pub names_only: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
     ///Adds `meta` (keys `id`, `creationDate`, `modificationDate`).
     #[serde(rename = "withMetadata", default)]
@@ -1324,6 +1376,7 @@ pub struct PeoRequest {
 pub struct Peos {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub peo: ::std::vec::Vec<Peo>,
 }
 /**The message envelope, root element `pim`. Each collection holds repeated child elements.
@@ -1423,6 +1476,7 @@ pub struct Project {
 pub struct ProjectLinks {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
 }
 ///Channels (`project`).
@@ -1431,6 +1485,7 @@ pub struct ProjectLinks {
 pub struct Projects {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub project: ::std::vec::Vec<Project>,
 }
 /**A result record (`response`), returned inside `responses`, one per processed item; also the body
@@ -1464,6 +1519,7 @@ pub struct ResponseType {
     `description`, and an `itms` of `type` `details` with `itm` key `errorMessage`.
     */
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub issues: ::std::vec::Vec<Issue>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
@@ -1550,6 +1606,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ResponseTypeStatus {
 pub struct Responses {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub response: ::std::vec::Vec<ResponseType>,
 }
 /**A `pim` envelope that holds result records in `responses`: the body of messages persist and
@@ -1665,6 +1722,7 @@ pub struct Val {
     )]
     pub data_type: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     ///Node path.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1736,6 +1794,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ValType {
 pub struct Vals {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub val: ::std::vec::Vec<Val>,
 }
 /// Generation of default values for serde.

@@ -58,11 +58,43 @@ pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<proc_ma
             }
         });
     }
-    let types = space.to_stream();
+    let types = with_list_reader(space.to_stream())?;
     Ok(quote! {
         #types
         #(#described)*
     })
+}
+
+/// Names `core_api_support::list::deserialize` as the reader of every `Vec` field, so that a
+/// decoded list's capacity fits its length (see that module for why).
+fn with_list_reader(types: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream> {
+    let mut file: syn::File = syn::parse2(types).context("typify's output does not parse")?;
+    let reader: syn::Attribute =
+        syn::parse_quote!(#[serde(deserialize_with = "::core_api_support::list::deserialize")]);
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else {
+            continue;
+        };
+        for field in item.fields.iter_mut() {
+            if is_vec(&field.ty) {
+                field.attrs.push(reader.clone());
+            }
+        }
+    }
+    Ok(quote!(#file))
+}
+
+/// Whether `ty` is `Vec<…>` (typify spells it `::std::vec::Vec<…>`).
+fn is_vec(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    path.qself.is_none()
+        && path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == "Vec")
 }
 
 fn to_schemars(name: &str, schema: serde_json::Value) -> Result<schemars::schema::Schema> {
