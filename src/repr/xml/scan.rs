@@ -51,13 +51,23 @@ pub struct RawAttribute<'a> {
 
 impl<'a> RawAttribute<'a> {
     /// The value normalized as XML 1.0 says (references resolved, line breaks and tabs as
-    /// spaces).
+    /// spaces), as the reference reader reads it.
     pub fn value(&self) -> Result<Cow<'a, str>, Decline> {
         if self.plain {
-            Ok(Cow::Borrowed(self.raw))
-        } else {
-            normalized(self.name, self.raw)
+            return Ok(Cow::Borrowed(self.raw));
         }
+        // The tokenizer has declined any `<` in a value.
+        let attribute = Attribute {
+            key: QName(self.name),
+            value: Cow::Borrowed(self.raw),
+        };
+        let value = attribute
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|_| Decline)?;
+        if find_forbidden(&value).is_some() {
+            return Err(Decline);
+        }
+        Ok(value)
     }
 }
 
@@ -102,12 +112,18 @@ fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// What ends an element or attribute name.
-fn ends_name(byte: u8) -> bool {
-    matches!(
-        byte,
-        b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>' | b'=' | b'"' | b'\'' | b'<' | b':'
-    )
+/// The offset of the first byte at or after `at` that ends an element or attribute name (a `:`
+/// among them, so that a prefixed name stops short and declines).
+fn name_end(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|&byte| {
+        !matches!(
+            byte,
+            b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>' | b'=' | b'"' | b'\'' | b'<' | b':'
+        )
+    }) {
+        at += 1;
+    }
+    at
 }
 
 /// The offset of the first `<`: a byte loop over the short runs of a message's text and
@@ -139,16 +155,12 @@ impl<'a> Scanner<'a> {
         self.position = skip_spaces(self.input.as_bytes(), self.position);
     }
 
-    /// Attribute `index` of `tag`, which must be the latest start tag.
-    pub fn attribute(
-        &self,
-        tag: &Tag<'a>,
-        index: usize,
-    ) -> Result<Option<RawAttribute<'a>>, Decline> {
+    /// The attributes of `tag`, in order; `tag` must be the latest start tag.
+    pub fn attributes(&self, tag: &Tag<'a>) -> Result<&[RawAttribute<'a>], Decline> {
         if tag.serial != self.serial {
             return Err(Decline);
         }
-        Ok(self.attributes.get(index).copied())
+        Ok(&self.attributes)
     }
 
     /// The next token.
@@ -232,10 +244,7 @@ impl<'a> Scanner<'a> {
     /// or without a quoted value, and a `<` anywhere in the tag decline.
     fn start(&mut self, rest: &'a str) -> Result<Token<'a>, Decline> {
         let bytes = rest.as_bytes();
-        let mut at = 1;
-        while at < bytes.len() && !ends_name(bytes[at]) {
-            at += 1;
-        }
+        let mut at = name_end(bytes, 1);
         if at == 1
             || !matches!(
                 bytes.get(at),
@@ -261,12 +270,9 @@ impl<'a> Scanner<'a> {
                 _ => return Err(Decline),
             }
             let name_start = at;
-            while at < bytes.len() && !ends_name(bytes[at]) {
-                at += 1;
-            }
-            let name_end = at;
-            at = skip_spaces(bytes, at);
-            if name_end == name_start || bytes.get(at) != Some(&b'=') {
+            let name_stop = name_end(bytes, at);
+            at = skip_spaces(bytes, name_stop);
+            if name_stop == name_start || bytes.get(at) != Some(&b'=') {
                 return Err(Decline);
             }
             at = skip_spaces(bytes, at + 1);
@@ -288,7 +294,7 @@ impl<'a> Scanner<'a> {
             }
             // Every boundary is at an ASCII byte, so these slices cannot fail.
             self.attributes.push(RawAttribute {
-                name: rest.get(name_start..name_end).ok_or(Decline)?,
+                name: rest.get(name_start..name_stop).ok_or(Decline)?,
                 raw: rest.get(value_start..at).ok_or(Decline)?,
                 plain,
             });
@@ -309,30 +315,6 @@ impl<'a> Scanner<'a> {
             serial: self.serial,
         }))
     }
-}
-
-/// An attribute value as the reference reader reads it.
-fn normalized<'a>(name: &'a str, raw: &'a str) -> Result<Cow<'a, str>, Decline> {
-    if !raw
-        .bytes()
-        .any(|byte| matches!(byte, b'&' | b'<' | b'\t' | b'\n' | b'\r'))
-    {
-        return Ok(Cow::Borrowed(raw));
-    }
-    if raw.contains('<') {
-        return Err(Decline);
-    }
-    let attribute = Attribute {
-        key: QName(name),
-        value: Cow::Borrowed(raw),
-    };
-    let value = attribute
-        .normalized_value(XmlVersion::Implicit1_0)
-        .map_err(|_| Decline)?;
-    if find_forbidden(&value).is_some() {
-        return Err(Decline);
-    }
-    Ok(value)
 }
 
 /// Character data with its references resolved; a carriage return (which XML would turn into a

@@ -66,13 +66,11 @@ pub fn read<T: DeserializeOwned>(
 /// Whether the root declares exactly the expected default namespace (or none, when none is
 /// expected) and no prefix.
 fn declares_only<'a>(scanner: &Scanner<'a>, root: &Tag<'a>, namespace: Option<&str>) -> bool {
+    let Ok(attributes) = scanner.attributes(root) else {
+        return false;
+    };
     let mut declared = None;
-    for index in 0.. {
-        let attribute = match scanner.attribute(root, index) {
-            Ok(Some(attribute)) => attribute,
-            Ok(None) => break,
-            Err(Decline) => return false,
-        };
+    for attribute in attributes {
         // Prefixed names (`xmlns:p`) never reach here: the scanner declines them.
         if attribute.name == "xmlns" {
             if declared.is_some() {
@@ -172,7 +170,7 @@ struct Element<'s, 'a> {
 impl<'a> Element<'_, 'a> {
     /// The text of a scalar element, which has no attributes.
     fn scalar_text(self) -> Result<Cow<'a, str>, Decline> {
-        if self.stream.scanner.attribute(&self.start, 0)?.is_some() {
+        if !self.stream.scanner.attributes(&self.start)?.is_empty() {
             return Err(Decline);
         }
         if self.start.empty {
@@ -355,7 +353,12 @@ impl<'a> Properties<'_, 'a> {
 
     /// The next attribute as a key, skipping the root's namespace declaration.
     fn next_attribute(&mut self) -> Result<Option<(usize, Pending<'a>)>, Decline> {
-        while let Some(attribute) = self.stream.scanner.attribute(&self.start, self.attribute)? {
+        while let Some(&attribute) = self
+            .stream
+            .scanner
+            .attributes(&self.start)?
+            .get(self.attribute)
+        {
             self.attribute += 1;
             if self.root && attribute.name == "xmlns" {
                 continue;
@@ -560,15 +563,14 @@ impl<'a> Sequence<'_, 'a> {
         let Some(name) = self.map_key else {
             return Ok(());
         };
-        let mut key = None;
-        let mut index = 0;
-        while let Some(attribute) = self.stream.scanner.attribute(start, index)? {
-            if attribute.name == name {
-                key = Some(attribute.value()?);
-                break;
-            }
-            index += 1;
-        }
+        let key = self
+            .stream
+            .scanner
+            .attributes(start)?
+            .iter()
+            .find(|attribute| attribute.name == name)
+            .map(|attribute| attribute.value())
+            .transpose()?;
         let keys = self.stream.keys.get(self.keys_from..).ok_or(Decline)?;
         if keys.last() == Some(&key) {
             return Ok(());
