@@ -48,6 +48,9 @@ pub enum ApiError {
     /// The operation has no implementation yet.
     #[error("operation '{}' is not implemented yet", .0.id)]
     NotImplemented(&'static Operation),
+    /// The database failed; the cause is kept for the log.
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
     /// A fault of the service.
     #[error("{0}")]
     Internal(String),
@@ -113,14 +116,14 @@ impl From<crate::auth::AuthError> for ApiError {
     fn from(error: crate::auth::AuthError) -> ApiError {
         match error {
             crate::auth::AuthError::Failure(failure) => ApiError::NotAuthorized(failure),
-            crate::auth::AuthError::Database(error) => ApiError::Internal(error.to_string()),
+            crate::auth::AuthError::Database(error) => ApiError::Database(error),
         }
     }
 }
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> ApiError {
-        ApiError::Internal(format!("database error: {error}"))
+        ApiError::Database(error)
     }
 }
 
@@ -155,7 +158,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Database(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -176,7 +179,7 @@ impl ApiError {
             ApiError::NotFound(_) => IssueCode::NotFound,
             ApiError::MethodNotAllowed { .. } => IssueCode::MethodNotAllowed,
             ApiError::NotImplemented(_) => IssueCode::NotImplemented,
-            ApiError::Internal(_) => IssueCode::Internal,
+            ApiError::Database(_) | ApiError::Internal(_) => IssueCode::Internal,
         }
     }
 
@@ -194,14 +197,14 @@ impl ApiError {
             ApiError::NotFound(_) => "Not found",
             ApiError::MethodNotAllowed { .. } => "Method not allowed",
             ApiError::NotImplemented(_) => "Not implemented",
-            ApiError::Internal(_) => "An unknown internal error occurred",
+            ApiError::Database(_) | ApiError::Internal(_) => "An unknown internal error occurred",
         }
     }
 
     /// The message shown to the caller; internal faults show only that there was one.
     pub fn message(&self) -> String {
         match self {
-            ApiError::Internal(_) => {
+            ApiError::Database(_) | ApiError::Internal(_) => {
                 "the request could not be completed; quote the supportId when reporting it"
                     .to_string()
             }

@@ -455,7 +455,11 @@ async fn persist_answers_alike_in_every_representation() {
                     value
                         .pointer(pointer)
                         .and_then(|records| records.get(0))
-                        .is_some()
+                        .is_some_and(|record| {
+                            record["status"] == "SUCCESS"
+                                && record["action"] == "create"
+                                && record["dataType"] == "keyword"
+                        })
                 }
             };
             // The first exchange creates; the others find the keyword there already.

@@ -99,6 +99,7 @@ fn allowed_methods(path: &str) -> String {
     if methods.is_empty() {
         methods.push("GET");
     }
+    methods.sort_unstable();
     methods.dedup();
     methods.join(", ")
 }

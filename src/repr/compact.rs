@@ -319,7 +319,7 @@ fn decode_val(
 fn field_of<'f>(fields: &'f [Field], name: &str) -> Option<&'f Field> {
     fields
         .iter()
-        .find(|field| super::tree::same(field.name, name))
+        .find(|field| super::text::same(field.name, name))
 }
 
 fn wrong_type(path: &Path, expected: &'static str, found: &Value) -> DecodeError {

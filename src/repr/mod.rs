@@ -10,6 +10,7 @@ pub mod compact;
 pub mod error;
 pub mod json;
 pub mod path;
+pub mod text;
 pub mod tree;
 pub mod xml;
 
@@ -46,11 +47,6 @@ impl Codec {
             namespace: namespace.into(),
             limits,
         }
-    }
-
-    /// The configured XML namespace.
-    pub fn namespace(&self) -> &str {
-        &self.namespace
     }
 
     /// Decodes a body into the checked default-JSON tree of `schema`.

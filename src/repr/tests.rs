@@ -252,7 +252,7 @@ fn xml_keeps_whitespace_in_attributes_and_text() {
 
 #[test]
 fn forbidden_characters_are_found_past_the_byte_scan() {
-    use super::xml::find_forbidden;
+    use super::text::find_forbidden;
     assert_eq!(find_forbidden("plain text,\ttabs\r\nand lines"), None);
     assert_eq!(find_forbidden("fullwidth Ａ and BOM \u{feff} pass"), None);
     assert_eq!(find_forbidden("bell \u{7}"), Some('\u{7}'));

@@ -7,7 +7,7 @@ use serde_json::{Number, Value};
 use super::{
     error::{DecodeError, Problem},
     path::Path,
-    xml::find_forbidden,
+    text::{find_forbidden, same},
 };
 
 /// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
@@ -387,11 +387,4 @@ pub fn parse_scalar(text: &str, scalar: Scalar, path: &str) -> Result<Value, Dec
             _ => return Err(wrong("boolean")),
         },
     })
-}
-
-/// Name equality, inlined: names are short, and a call to `memcmp` for each candidate costs more
-/// than the comparison.
-#[inline]
-pub fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }

@@ -92,13 +92,6 @@ pub enum Representation {
 }
 
 impl Operation {
-    /// Whether the document lists this status code for the operation.
-    pub fn lists_status(&self, status: u16) -> bool {
-        self.responses
-            .iter()
-            .any(|response| response.status == status)
-    }
-
     /// The schema of the body the document lists for a status code.
     pub fn body_schema(&self, status: u16) -> Option<&'static Schema> {
         self.responses

@@ -19,6 +19,7 @@ use crate::repr::{
     Limits,
     error::{DecodeError, Problem},
     path::Path,
+    text::{find_forbidden, is_blank, is_xml_char},
     tree::group_by_key,
 };
 
@@ -348,7 +349,7 @@ impl<'a> Builder<'a, '_> {
                 .map_err(|error| self.error(Problem::Malformed(error.to_string())))?;
             // A character reference can name a character the input itself may not contain.
             if let Cow::Owned(resolved) = &value
-                && let Some(ch) = crate::repr::xml::find_forbidden(resolved)
+                && let Some(ch) = find_forbidden(resolved)
             {
                 return Err(self.error(Problem::ForbiddenCharacter(ch)));
             }
@@ -507,7 +508,7 @@ pub fn exactly_one_holds(schema: &Schema, fields: &[Field], present: u64) -> boo
 pub fn push_reference(reference: &BytesRef<'_>, out: &mut String) -> Result<(), Problem> {
     if reference.is_char_ref() {
         return match reference.resolve_char_ref() {
-            Ok(Some(ch)) if crate::repr::xml::is_xml_char(ch) => {
+            Ok(Some(ch)) if is_xml_char(ch) => {
                 out.push(ch);
                 Ok(())
             }
@@ -519,13 +520,6 @@ pub fn push_reference(reference: &BytesRef<'_>, out: &mut String) -> Result<(), 
         .ok_or_else(|| Problem::UnknownEntity(reference.to_string()))?;
     out.push_str(resolved);
     Ok(())
-}
-
-/// Text that may stand between elements: nothing but white space.
-pub fn is_blank(text: &str) -> bool {
-    text.bytes()
-        .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-        || text.trim().is_empty()
 }
 
 /// The same text as a slice of the input, which it is for a reader over a string.

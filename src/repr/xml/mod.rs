@@ -1,11 +1,11 @@
 //! The XML representation, driven by the schema tables (attribute, child element or text; scalar
 //! type; repetition; order).
 //!
-//! Reading takes one pass from quick-xml's events into the typed value (`stream`) for the regular
-//! message. Anything irregular, and every error, goes to the reference reader: the message becomes
-//! a compact arena of checked nodes (`dom`), which a table-driven serde `Deserializer` (`de`)
-//! turns into the typed value — or into the tree, when that is wanted — and which words the
-//! errors. Writing (`write`) goes from the tree.
+//! Reading takes one pass from the fast path's own tokenizer (`scan`) into the typed value
+//! (`stream`) for the regular message. Anything irregular, and every error, goes to the
+//! reference reader: the message becomes a compact arena of checked nodes (`dom`), which a
+//! table-driven serde `Deserializer` (`de`) turns into the typed value — or into the tree, when
+//! that is wanted — and which words the errors. Writing (`write`) goes from the tree.
 
 pub mod de;
 pub mod dom;
@@ -16,11 +16,12 @@ pub mod write;
 use core_api_support::Schema;
 use serde::de::DeserializeOwned;
 
-pub use write::{find_forbidden, is_xml_char, write};
+pub use write::write;
 
 use super::{
     Limits,
     error::{DecodeError, Problem},
+    text::find_forbidden,
 };
 
 /// Reads an XML message whose root is described by `schema` into any deserializable value: the

@@ -23,8 +23,28 @@ use quick_xml::{
     name::QName,
 };
 
-use super::{dom::push_reference, find_forbidden, stream::Decline};
-use crate::repr::tree::same;
+use serde::de;
+
+use super::dom::push_reference;
+use crate::repr::text::{find_forbidden, same};
+
+/// The fast path declines (the reason does not matter: the reference reader finds it again).
+#[derive(Debug)]
+pub struct Decline;
+
+impl std::fmt::Display for Decline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a regular message")
+    }
+}
+
+impl std::error::Error for Decline {}
+
+impl de::Error for Decline {
+    fn custom<T: std::fmt::Display>(_message: T) -> Decline {
+        Decline
+    }
+}
 
 /// A start tag: `<name attributes>` or `<name attributes/>`. Its attributes are held by the
 /// scanner until the next start tag (`Scanner::attribute`).

@@ -1,4 +1,4 @@
-//! The fast path of XML reading: one pass from quick-xml's events straight into the typed value,
+//! The fast path of XML reading: one pass from the tokens of `scan` straight into the typed value,
 //! with no node arena in between.
 //!
 //! It takes the regular message only: element and attribute names without prefixes, the
@@ -17,10 +17,13 @@ use serde::de::{
 
 use super::{
     de::visit_scalar,
-    dom::{exactly_one_holds, is_blank},
-    scan::{self, Scanner, Tag, Token},
+    dom::exactly_one_holds,
+    scan::{self, Decline, Scanner, Tag, Token},
 };
-use crate::repr::{Limits, tree::same};
+use crate::repr::{
+    Limits,
+    text::{is_blank, same},
+};
 
 /// Reads the message if it is regular; `None` hands it to the reference reader.
 pub fn read<T: DeserializeOwned>(
@@ -83,24 +86,6 @@ fn declares_only<'a>(scanner: &Scanner<'a>, root: &Tag<'a>, namespace: Option<&s
         }
     }
     declared.as_deref() == namespace
-}
-
-/// The fast path declines (the reason does not matter: the reference reader finds it again).
-#[derive(Debug)]
-pub struct Decline;
-
-impl std::fmt::Display for Decline {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not a regular message")
-    }
-}
-
-impl std::error::Error for Decline {}
-
-impl de::Error for Decline {
-    fn custom<T: std::fmt::Display>(_message: T) -> Decline {
-        Decline
-    }
 }
 
 /// The token reader, with one token of lookahead (the end of a run of repeated elements is

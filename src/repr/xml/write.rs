@@ -4,7 +4,7 @@
 use core_api_support::{Field, Kind, Node, Schema, Type};
 use serde_json::Value;
 
-use crate::repr::{error::EncodeError, path::Path};
+use crate::repr::{error::EncodeError, path::Path, text::is_xml_char};
 
 /// Writes the tree as an XML document whose root is described by `schema`.
 pub fn write(
@@ -196,26 +196,4 @@ impl Writer {
 
 fn is_empty_array(value: &Value) -> bool {
     value.as_array().is_some_and(Vec::is_empty)
-}
-
-/// The first character of `text` that XML 1.0 cannot carry, if any. Such characters are C0
-/// controls (bytes below 0x20) and U+FFFE/U+FFFF (whose UTF-8 starts with 0xEF), so a byte scan
-/// that the compiler vectorizes clears nearly every text before any character is decoded.
-pub fn find_forbidden(text: &str) -> Option<char> {
-    let suspicious = text.as_bytes().chunks(64).any(|chunk| {
-        chunk.iter().fold(false, |found, &byte| {
-            found
-                | ((byte < 0x20) & (byte != b'\t') & (byte != b'\n') & (byte != b'\r'))
-                | (byte == 0xEF)
-        })
-    });
-    if !suspicious {
-        return None;
-    }
-    text.chars().find(|ch| !is_xml_char(*ch))
-}
-
-/// Whether XML 1.0 can carry the character (production `Char`).
-pub fn is_xml_char(ch: char) -> bool {
-    matches!(ch, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }

@@ -1,8 +1,8 @@
 //! The Rust client, with progenitor, for the JSON representation.
 //!
-//! progenitor cannot read the document as it is (see `../shared/notes/stack-facts.md`): it panics on
-//! a request body with several media types, and asserts that all error answers of an operation
-//! share one type. It is therefore fed a filtered copy in which
+//! progenitor 0.15 cannot read the document as it is: it panics on a request body with several
+//! media types (`todo!`: "more media types than expected"), and asserts that all error answers
+//! of an operation share one type. It is therefore fed a filtered copy in which
 //! * every request body keeps only `application/json`;
 //! * an operation whose error answers have different schemas (transform and messages persist
 //!   answer 400 with ResponsesType, other errors with ResponseType) gets a synthetic schema
