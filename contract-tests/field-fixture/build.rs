@@ -13,6 +13,8 @@ use anyhow::{Context, Result, bail};
 const ADDED: &str = concat!(
     "        fixtureNote:\n",
     "          type: string\n",
+    "          maxLength: 255\n",
+    "          pattern: '^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$'\n",
     "          description: Added by the field fixture; an attribute of `pim`.\n",
     "          xml:\n",
     "            attribute: true\n",

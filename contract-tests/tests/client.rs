@@ -61,7 +61,10 @@ async fn every_common_operation_through_the_generated_client() {
         .await
         .expect("components")
         .into_inner();
-    assert_eq!(components.0.get("PIM").map(String::as_str), Some("ACTIVE"));
+    assert_eq!(
+        components.0.get("PIM").map(ToString::to_string).as_deref(),
+        Some("ACTIVE")
+    );
 
     let persisted = client
         .keywords_persist(&from(json!({"kwds": {"kwd": [{"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}]}}]}})))

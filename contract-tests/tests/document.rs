@@ -342,6 +342,10 @@ fn typed(schema: &str, tree: Value) -> Result<(), String> {
         ComponentsRequest,
         Components,
         MessagesPersistRequest,
+        KeywordsPersistRequest,
+        GlossaryEntriesPersistRequest,
+        GlossaryEntriesPerformRequest,
+        LinksRequest,
         ChannelQueryDto,
         ChannelRequest,
         ChannelRequestDto,
@@ -415,6 +419,11 @@ fn operation_table() {
                     "media": operation.response.media.iter().map(|media| media.name).collect::<Vec<_>>(),
                 },
                 "statuses": operation.responses.iter().map(|answer| answer.status).collect::<Vec<_>>(),
+                "batch": operation.batch.as_ref().map(|batch| json!({
+                    "path": batch.path,
+                    "items": batch.items.name,
+                    "maxItems": batch.max_items,
+                })),
             })
         })
         .collect();

@@ -549,3 +549,59 @@ async fn sixteen_clients_persist_at_once_without_sharing_an_id() {
     }
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// A keyword path has at most the document's `maxLength` (D-56): a keyword whose path would be
+/// longer is refused, on create and on a rename that would lengthen its descendants' paths.
+#[tokio::test]
+async fn paths_longer_than_the_document_allows_are_refused() {
+    for url in backends("keyword path lengths").await {
+        let server = server(&url).await;
+        let long = |letter: char| letter.to_string().repeat(255);
+        let (a, b, c) = (long('a'), long('b'), long('c'));
+        let deepest = "d".repeat(253);
+        let records = persist(
+            &server,
+            json!([
+                {"parentPath": "/", "name": name("r")},
+                {"parentPath": "/r", "name": name(&a)},
+                {"parentPath": format!("/r/{a}"), "name": name(&b)},
+                {"parentPath": format!("/r/{a}/{b}"), "name": name(&c)},
+                {"parentPath": format!("/r/{a}/{b}/{c}"), "name": name(&deepest)},
+                {"parentPath": format!("/r/{a}/{b}/{c}"), "name": name(&format!("{deepest}x"))}
+            ]),
+        )
+        .await;
+        let said = statuses(&records);
+        assert!(
+            said[..5].iter().all(|(status, _)| *status == "SUCCESS"),
+            "{said:?}"
+        );
+        let full = format!("/r/{a}/{b}/{c}/{deepest}");
+        assert_eq!(full.chars().count(), 1024);
+        assert_eq!(
+            said[5],
+            (
+                "ERROR",
+                "A keyword path has at most 1024 characters; this one would have 1025"
+            )
+        );
+        // Renaming the root lengthens every path below it: refused, nothing renamed.
+        let records = persist(&server, json!([{"path": "/r", "name": name("rr")}])).await;
+        assert_eq!(
+            statuses(&records),
+            [(
+                "ERROR",
+                "A keyword path has at most 1024 characters; this one would have 1025"
+            )]
+        );
+        let paths = paths(&retrieve(&server, json!({"path": "/", "level": -1})).await)
+            .iter()
+            .map(|path| path.to_string())
+            .collect::<Vec<_>>();
+        assert!(paths.contains(&full), "{paths:?}");
+        // Renaming to a name of the same length is fine.
+        let records = persist(&server, json!([{"path": "/r", "name": name("s")}])).await;
+        assert_eq!(statuses(&records)[0].0, "SUCCESS");
+        server.stop().await;
+    }
+}

@@ -383,12 +383,18 @@ fn scalar(field: &Field, scalar: Scalar) -> BoxedStrategy<Value> {
     }
     match scalar {
         Scalar::String => match field.pattern {
-            Some(pattern) => proptest::string::string_regex(
-                pattern.trim_start_matches('^').trim_end_matches('$'),
-            )
-            .expect("the pattern is a regular expression")
-            .prop_map(Value::String)
-            .boxed(),
+            Some(pattern) => {
+                let longest = field.max_length.map_or(usize::MAX, |limit| limit as usize);
+                proptest::string::string_regex(
+                    pattern.trim_start_matches('^').trim_end_matches('$'),
+                )
+                .expect("the pattern is a regular expression")
+                .prop_filter("within maxLength", move |text| {
+                    text.chars().count() <= longest
+                })
+                .prop_map(Value::String)
+                .boxed()
+            }
             // XML-legal text with the characters that need escaping, whitespace and non-ASCII.
             None => "[a-z0-9 <>&\"'\t\n\r/é€😀]{0,8}"
                 .prop_map(Value::String)

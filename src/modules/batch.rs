@@ -1,32 +1,136 @@
 //! Batch operations (persist, perform): items in request order, each in its own transaction, one
-//! result record per item (D-14), at most [`MAX_ITEMS`] items (D-37).
+//! result record per item (D-14).
 //!
-//! An operation checks the size with [`check_size`], then hands its items to [`run`], which opens
-//! a transaction per item (`Database::write`), applies the item and commits a success or rolls
-//! back everything else ([`settle`]): an item is written entirely or not at all, and one failing
-//! item never undoes or blocks the others.
+//! A batch operation is its rules plus one declaration: an [`Apply`] implementation saying how an
+//! item is echoed in its record and how it is applied, handed to [`answer`] with the request and
+//! its items. The document does the rest of what a batch needs: the collection is required and
+//! holds at most `maxItems` items (the generated tables refuse anything else before the operation
+//! runs), and the operation metadata names the collection (`x-batch`). [`answer`] checks the
+//! envelope, refuses the request whole when items break the rules of their schema (one record
+//! each, D-34), then opens a transaction per item (`Database::write`), applies the item and
+//! commits a success or rolls back everything else ([`settle`]): an item is written entirely or not
+//! at all, and one failing item never undoes or blocks the others.
 
-use core_api::types::{Details, Itm, ResponseType, ResponseTypeStatus};
+use std::future::Future;
+
+use core_api::types::{Details, PimType, ResponseType, ResponseTypeStatus};
+use serde::Serialize;
 use sqlx::{Any, Transaction};
 
-use std::{future::Future, pin::Pin};
-
+use super::{
+    envelope::{self, Request},
+    itm,
+};
 use crate::{
+    auth::Caller,
     error::ApiError,
-    storage::{Database, now_utc},
+    http::host::Context,
+    repr::{DecodeError, Problem, path::Path, tree},
+    service::Service,
+    storage::now_utc,
 };
 
-/// The most items one batch may carry (D-37).
-pub(crate) const MAX_ITEMS: usize = 1000;
+/// An item's transaction.
+pub(crate) type Tx = Transaction<'static, Any>;
 
-/// Refuses a batch of more than [`MAX_ITEMS`] items, naming the collection's path.
-pub(crate) fn check_size(path: &str, items: usize) -> Result<(), ApiError> {
-    if items > MAX_ITEMS {
-        Err(ApiError::Rule(format!(
-            "{path}: {items} items exceed the limit of {MAX_ITEMS} items per batch"
-        )))
-    } else {
+/// What an item is applied with besides its transaction: who calls, and when.
+pub(crate) struct Scope<'a> {
+    /// The caller, for per-item access rights and for who edited last.
+    pub(crate) caller: &'a Caller,
+    /// The time of the item's transaction, as the service stores timestamps.
+    pub(crate) now: &'a str,
+}
+
+/// One kind of batch item: the declaration a batch operation makes.
+pub(crate) trait Apply {
+    /// An item of the request.
+    type Item: Serialize + Sync;
+
+    /// The record of an item before it is applied: what identifies it. A refusal or a failure
+    /// of the database answers with it.
+    fn echo(item: &Self::Item) -> ResponseType;
+
+    /// Applies one item in its transaction: its record, or why it was not applied.
+    fn apply<'a>(
+        transaction: &'a mut Tx,
+        item: &'a Self::Item,
+        scope: &'a Scope<'a>,
+    ) -> impl Future<Output = Result<ResponseType, ItemError>> + Send + 'a;
+
+    /// Refuses the request whole before any item is applied, for rules the schema language
+    /// cannot state (D-39); by default nothing.
+    fn check(_items: &[Self::Item]) -> Result<(), ApiError> {
         Ok(())
+    }
+}
+
+/// Answers a batch request: checks the envelope and the items, applies each item in its own
+/// transaction in request order, and gives the `pim` answer with one record per item.
+pub(crate) async fn answer<K: Apply>(
+    service: &Service,
+    context: &Context,
+    request: &impl Request,
+    items: &[K::Item],
+) -> Result<PimType, ApiError> {
+    envelope::accept(request.meta())?;
+    check_items::<K>(context, items)?;
+    K::check(items)?;
+    let mut response = Vec::with_capacity(items.len());
+    for item in items {
+        let now = now_utc();
+        let scope = Scope {
+            caller: &context.caller,
+            now: &now,
+        };
+        let record = match service.database.write().await {
+            Ok(mut transaction) => {
+                let outcome = K::apply(&mut transaction, item, &scope).await;
+                settle(transaction, outcome, || K::echo(item)).await
+            }
+            Err(error) => failed(&error, K::echo(item)),
+        };
+        response.push(record);
+    }
+    Ok(envelope::responses(service, response))
+}
+
+/// What the document says of the items as a whole: at most `maxItems` in the request (the
+/// tables count each collection; this counts a collection repeated in groups, as links are), and
+/// the rules of the item schema, which refuse the request with one record per item breaking them.
+fn check_items<K: Apply>(context: &Context, items: &[K::Item]) -> Result<(), ApiError> {
+    let Some(batch) = &context.operation.batch else {
+        return Ok(());
+    };
+    if items.len() > batch.max_items as usize {
+        return Err(ApiError::Invalid(DecodeError::at(
+            batch.path,
+            Problem::TooMany {
+                count: items.len(),
+                limit: batch.max_items as usize,
+            },
+        )));
+    }
+    if batch.items.rules.is_empty() {
+        return Ok(());
+    }
+    let mut refused = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let value = serde_json::to_value(item)
+            .map_err(|error| ApiError::Internal(format!("a batch item as JSON: {error}")))?;
+        if let Err(error) = tree::check_item(&value, batch.items) {
+            let mut path = Path::new();
+            path.push_item(batch.path, index);
+            refused.push(ResponseType {
+                description: Some(error.to_string()),
+                path: Some(path.as_str().to_string()),
+                ..K::echo(item)
+            });
+        }
+    }
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::Items(refused))
     }
 }
 
@@ -43,37 +147,6 @@ impl From<sqlx::Error> for ItemError {
     fn from(error: sqlx::Error) -> ItemError {
         ItemError::Storage(error)
     }
-}
-
-/// An item's transaction.
-pub(crate) type Tx = Transaction<'static, Any>;
-
-/// What applying one item gives, borrowing its transaction and the item.
-pub(crate) type ItemFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<ResponseType, ItemError>> + Send + 'a>>;
-
-/// Applies each item in request order, each in its own transaction begun at `now`, and gives one
-/// record per item. `echo` is an item's record before it is applied (what identifies it), used
-/// when the database fails.
-pub(crate) async fn run<I: Sync>(
-    database: &Database,
-    items: &[I],
-    echo: impl Fn(&I) -> ResponseType + Sync,
-    apply: impl for<'a> Fn(&'a mut Tx, &'a I, &'a str) -> ItemFuture<'a> + Sync,
-) -> Vec<ResponseType> {
-    let mut records = Vec::with_capacity(items.len());
-    for item in items {
-        let now = now_utc();
-        let record = match database.write().await {
-            Ok(mut transaction) => {
-                let outcome = apply(&mut transaction, item, &now).await;
-                settle(transaction, outcome, || echo(item)).await
-            }
-            Err(error) => failed(&error, echo(item)),
-        };
-        records.push(record);
-    }
-    records
 }
 
 /// Ends an item's transaction: commits it when the item succeeded, rolls it back otherwise, and
@@ -132,6 +205,15 @@ pub(crate) fn record(
     }
 }
 
+/// The echo turned into the item's SUCCESS record, saying `description`.
+pub(crate) fn success(echo: ResponseType, description: impl Into<String>) -> ResponseType {
+    ResponseType {
+        status: ResponseTypeStatus::Success,
+        description: Some(description.into()),
+        ..echo
+    }
+}
+
 /// An ERROR record, refusing the item.
 pub(crate) fn refuse(echo: &ResponseType, description: impl Into<String>) -> ItemError {
     ItemError::Refused(Box::new(ResponseType {
@@ -146,12 +228,7 @@ pub(crate) fn details(items: &[(&str, &str)]) -> Details {
     Details {
         itm: items
             .iter()
-            .map(|(key, value)| Itm {
-                key: Some(key.to_string()),
-                value: value.to_string(),
-                loc: None,
-                pos: None,
-            })
+            .map(|(key, value)| itm::keyed(key, *value))
             .collect(),
         ..Details::default()
     }

@@ -1,21 +1,55 @@
-//! The message envelope every operation shares: what a request's `schemaVersion` and `meta` may
-//! carry (D-09, D-11) and the `schemaVersion` and `meta` every answer carries.
+//! The message envelope every operation shares: what a request's `meta` may carry (D-11) and the
+//! `schemaVersion` and `meta` every answer carries. A request's `schemaVersion` is checked by the
+//! document's pattern (D-09) when the body is decoded.
 
 use core_api::{
     document::SCHEMA_VERSION,
-    types::{Meta, MetaItm, PimType, SchemaVersion},
+    types::{
+        GlossaryEntriesPerformRequest, GlossaryEntriesPersistRequest, KeywordsPersistRequest,
+        LinksRequest, MessagesPersistRequest, Meta, PimType, ResponseType, Responses,
+        ResponsesType, SchemaVersion,
+    },
 };
 
+use super::itm;
 use crate::{error::ApiError, service::Service, storage::now_utc};
 
-/// Checks a request's envelope: `schemaVersion` absent or of this service's major version
-/// (D-09), and a `messageTime` in `meta`, when given, an ISO 8601 timestamp (D-11). Other `meta`
-/// keys are ignored.
-pub(crate) fn accept(
-    schema_version: Option<&SchemaVersion>,
-    meta: Option<&Meta>,
-) -> Result<(), ApiError> {
-    accept_schema_version(schema_version)?;
+/// A request message: what its envelope carries.
+pub(crate) trait Request {
+    /// Its `meta`, if any.
+    fn meta(&self) -> Option<&Meta>;
+}
+
+/// The request types with an envelope.
+macro_rules! requests {
+    ($($request:ty),* $(,)?) => {
+        $(impl Request for $request {
+            fn meta(&self) -> Option<&Meta> {
+                self.meta.as_ref()
+            }
+        })*
+    };
+}
+
+requests!(
+    PimType,
+    KeywordsPersistRequest,
+    GlossaryEntriesPersistRequest,
+    GlossaryEntriesPerformRequest,
+    LinksRequest,
+);
+
+/// Messages persist takes a plain list of messages, without an envelope.
+impl Request for MessagesPersistRequest {
+    fn meta(&self) -> Option<&Meta> {
+        None
+    }
+}
+
+/// Checks a request's `meta`: a `messageTime`, when given, is an ISO 8601 timestamp (D-11).
+/// Other keys are ignored. (The rule depends on an item's key, which the schema language cannot
+/// tie to its value, so it lives here.)
+pub(crate) fn accept(meta: Option<&Meta>) -> Result<(), ApiError> {
     let times = meta
         .into_iter()
         .flat_map(|meta| &meta.itm)
@@ -31,38 +65,21 @@ pub(crate) fn accept(
     Ok(())
 }
 
-/// Checks a request's `schemaVersion` (D-09): absent or of the same major version as the one
-/// this service speaks.
-pub(crate) fn accept_schema_version(version: Option<&SchemaVersion>) -> Result<(), ApiError> {
-    let Some(version) = version else {
-        return Ok(());
-    };
-    let major = |text: &str| text.split('.').next().map(str::to_string);
-    if major(version) == major(SCHEMA_VERSION) {
-        Ok(())
-    } else {
-        Err(ApiError::Rule(format!(
-            "schemaVersion: unsupported schemaVersion '{}' (this service speaks {SCHEMA_VERSION})",
-            version.as_str()
-        )))
-    }
-}
-
 /// The `schemaVersion` every answer carries.
 pub(crate) fn answer_schema_version() -> Option<SchemaVersion> {
-    SCHEMA_VERSION.parse().ok()
+    Some(SchemaVersion(SCHEMA_VERSION.to_string()))
 }
 
 /// An answer's envelope: `schemaVersion`, and `meta` with `messageType`, `messageTime`,
 /// `sourceEnv` and, where the payload is of one resource kind, `itemInformationType` (D-11).
 pub(crate) fn answer(service: &Service, item_information_type: Option<&str>) -> PimType {
     let mut itm = vec![
-        meta_item("messageType", "request"),
-        meta_item("messageTime", &now_utc()),
-        meta_item("sourceEnv", &service.settings.source_env),
+        itm::meta("messageType", "request"),
+        itm::meta("messageTime", now_utc()),
+        itm::meta("sourceEnv", service.settings.source_env.as_str()),
     ];
     if let Some(kind) = item_information_type {
-        itm.push(meta_item("itemInformationType", kind));
+        itm.push(itm::meta("itemInformationType", kind));
     }
     PimType {
         schema_version: answer_schema_version(),
@@ -71,13 +88,20 @@ pub(crate) fn answer(service: &Service, item_information_type: Option<&str>) -> 
     }
 }
 
-/// One `meta` item without locale or position.
-pub(crate) fn meta_item(key: &str, value: &str) -> MetaItm {
-    MetaItm {
-        key: key.to_string(),
-        value: value.to_string(),
-        loc: None,
-        pos: None,
+/// The answer of a batch: the envelope with one record per item.
+pub(crate) fn responses(service: &Service, response: Vec<ResponseType>) -> PimType {
+    PimType {
+        responses: Some(Responses { response }),
+        ..answer(service, None)
+    }
+}
+
+/// A batch answer as a ResponsesType (messages persist): the same envelope and records.
+pub(crate) fn responses_type(answer: PimType) -> ResponsesType {
+    ResponsesType {
+        schema_version: answer.schema_version,
+        meta: answer.meta,
+        responses: answer.responses,
     }
 }
 

@@ -72,6 +72,40 @@ pub enum Problem {
     /// A character XML 1.0 cannot carry (a control character), which no representation may hold
     /// since every message can be answered in XML.
     ForbiddenCharacter(char),
+    /// A string longer than its `maxLength`.
+    TooLong {
+        /// Its length in characters.
+        length: usize,
+        /// The `maxLength`.
+        limit: usize,
+    },
+    /// An array with more items than its `maxItems`.
+    TooMany {
+        /// Its items.
+        count: usize,
+        /// The `maxItems`.
+        limit: usize,
+    },
+    /// A string that does not match its `pattern`.
+    NoMatch {
+        /// The value (abbreviated).
+        value: String,
+        /// The pattern.
+        pattern: &'static str,
+    },
+    /// An integer outside its `minimum` and `maximum`.
+    OutOfRange {
+        /// The value.
+        value: i64,
+        /// The least allowed, if any.
+        minimum: Option<i64>,
+        /// The greatest allowed, if any.
+        maximum: Option<i64>,
+    },
+    /// An integer the document excludes (`not: {enum}`).
+    Excluded(i64),
+    /// A value or an object breaking a rule the document words itself (`x-message`).
+    Refused(String),
 }
 
 /// The class of a problem, which decides the issue code of the error body (D-06).
@@ -156,6 +190,30 @@ impl fmt::Display for DecodeError {
                 "the character U+{:04X} is not allowed (XML 1.0 cannot carry it)",
                 *ch as u32
             ),
+            Problem::TooLong { length, limit } => write!(
+                f,
+                "{length} characters exceed the limit of {limit} characters"
+            ),
+            Problem::TooMany { count, limit } => {
+                write!(f, "{count} items exceed the limit of {limit} items")
+            }
+            Problem::NoMatch { value, pattern } => {
+                write!(f, "'{value}' does not match the pattern {pattern}")
+            }
+            Problem::OutOfRange {
+                value,
+                minimum,
+                maximum,
+            } => match (minimum, maximum) {
+                (Some(least), Some(most)) => {
+                    write!(f, "{value} is out of range: from {least} to {most}")
+                }
+                (Some(least), None) => write!(f, "{value} is out of range: at least {least}"),
+                (None, Some(most)) => write!(f, "{value} is out of range: at most {most}"),
+                (None, None) => write!(f, "{value} is out of range"),
+            },
+            Problem::Excluded(value) => write!(f, "{value} is not allowed"),
+            Problem::Refused(message) => f.write_str(message),
         }
     }
 }

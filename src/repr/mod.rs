@@ -7,6 +7,7 @@
 //! handled by all three codecs after `cargo xtask codegen`.
 
 pub mod compact;
+pub mod constraints;
 pub mod error;
 pub mod json;
 pub mod path;

@@ -298,3 +298,199 @@ fn decoded_lists_hold_no_unused_capacity() {
         );
     }
 }
+
+/// A message's constraints (lengths, counts, bounds, patterns) are refused alike in every
+/// representation, with the path of the value, by both XML readers. (XML names an element's text
+/// by the element's path; JSON by the property holding it, `value`.)
+#[test]
+fn the_document_constraints_are_refused_in_every_representation() {
+    let codec = codec();
+    let long = "x".repeat(256);
+    let refusals = [
+        (
+            format!(r#"{{"kwds":{{"kwd":[{{"id":1,"name":{{"itm":[{{"value":"{long}"}}]}}}}]}}}}"#),
+            format!(
+                r#"{{"kwds":{{"entries":[{{"id":1,"name":{{"itm":[{{"value":"{long}"}}]}}}}]}}}}"#
+            ),
+            format!(
+                r#"<pim xmlns="urn:core-interface:v1"><kwds><kwd id="1"><name><itm>{long}</itm></name></kwd></kwds></pim>"#
+            ),
+            "kwds/kwd[1]/name/itm[1]/value: 256 characters exceed the limit of 255 characters",
+        ),
+        (
+            format!(
+                r#"{{"kwds":{{"kwd":[{{"path":"/{}"}}]}}}}"#,
+                "p".repeat(1024)
+            ),
+            format!(
+                r#"{{"kwds":{{"entries":[{{"path":"/{}"}}]}}}}"#,
+                "p".repeat(1024)
+            ),
+            format!(
+                r#"<pim xmlns="urn:core-interface:v1"><kwds><kwd path="/{}"/></kwds></pim>"#,
+                "p".repeat(1024)
+            ),
+            "kwds/kwd[1]/path: 1025 characters exceed the limit of 1024 characters",
+        ),
+        (
+            r#"{"schemaVersion":"6.0.0"}"#.to_string(),
+            r#"{"schemaVersion":"6.0.0"}"#.to_string(),
+            r#"<pim xmlns="urn:core-interface:v1" schemaVersion="6.0.0"/>"#.to_string(),
+            "schemaVersion: unsupported schemaVersion '6.0.0' (this service speaks 5.6.0)",
+        ),
+    ];
+    for (json, compact, xml, said) in refusals {
+        for (representation, body) in [(Json, &json), (Compact, &compact), (Xml, &xml)] {
+            let error = codec
+                .decode_typed::<core_api::types::PimType>(
+                    representation,
+                    body.as_bytes(),
+                    &tables::PIM_TYPE,
+                )
+                .expect_err("refused");
+            let said = match representation {
+                Xml => said.replace("/value:", ":"),
+                _ => said.to_string(),
+            };
+            assert_eq!(error.to_string(), said, "{representation:?}");
+        }
+        let error = super::xml::read_reference::<core_api::types::PimType>(
+            xml.as_bytes(),
+            &tables::PIM_TYPE,
+            "urn:core-interface:v1",
+            &Limits::default(),
+        )
+        .expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            said.replace("/value:", ":"),
+            "reference reader"
+        );
+    }
+    // Within the limits, all is read; a name of 255 characters and a path of 1,024 included.
+    let name = "n".repeat(255);
+    let fits = format!(
+        r#"<pim xmlns="urn:core-interface:v1" schemaVersion="5.1.0"><kwds><kwd path="/{}"><name><itm>{name}</itm></name></kwd></kwds></pim>"#,
+        "p".repeat(1023)
+    );
+    assert!(
+        codec
+            .decode_typed::<core_api::types::PimType>(Xml, fits.as_bytes(), &tables::PIM_TYPE)
+            .is_ok()
+    );
+}
+
+/// A batch collection holds at most its `maxItems`, in every representation and both XML
+/// readers; other lists (a retrieve answer's keywords) have no such limit.
+#[test]
+fn a_batch_collection_holds_at_most_its_max_items() {
+    let codec = codec();
+    let schema = &tables::KEYWORDS_PERSIST_REQUEST;
+    let items = |count: usize| {
+        let xml = format!(
+            r#"<pim xmlns="urn:core-interface:v1"><kwds>{}</kwds></pim>"#,
+            r#"<kwd id="1"/>"#.repeat(count)
+        );
+        let json = format!(
+            r#"{{"kwds":{{"kwd":[{}]}}}}"#,
+            vec![r#"{"id":1}"#; count].join(",")
+        );
+        let compact = json.replace(r#""kwd":"#, r#""entries":"#);
+        [(Xml, xml), (Json, json), (Compact, compact)]
+    };
+    for (representation, body) in items(1001) {
+        let error = codec
+            .decode_typed::<core_api::types::KeywordsPersistRequest>(
+                representation,
+                body.as_bytes(),
+                schema,
+            )
+            .expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            "kwds/kwd: 1001 items exceed the limit of 1000 items",
+            "{representation:?}"
+        );
+    }
+    for (representation, body) in items(1000) {
+        assert!(
+            codec
+                .decode_typed::<core_api::types::KeywordsPersistRequest>(
+                    representation,
+                    body.as_bytes(),
+                    schema
+                )
+                .is_ok(),
+            "{representation:?}"
+        );
+        // The same keywords in a message no batch reads (transform) are not limited.
+        let body = body.replace("1\"/>", "1\"/><kwd id=\"2\"/>");
+        assert!(
+            codec
+                .decode(representation, body.as_bytes(), &tables::PIM_TYPE)
+                .is_ok()
+        );
+    }
+}
+
+/// Integer bounds and excluded values, and the rules of a request object, come from the
+/// document, with its wording where it gives one.
+#[test]
+fn bounds_and_rules_come_from_the_document() {
+    let codec = codec();
+    let refused = |body: &str, schema| {
+        codec
+            .decode(Json, body.as_bytes(), schema)
+            .expect_err("refused")
+            .to_string()
+    };
+    let level = &tables::KEYWORD_REQUEST;
+    assert_eq!(
+        refused(r#"{"path":"/","level":0}"#, level),
+        "level: 0 is invalid; give 1 or more generations, or -1 for all levels"
+    );
+    assert_eq!(
+        refused(r#"{"path":"/","level":-2}"#, level),
+        "level: -2 is invalid; give 1 or more generations, or -1 for all levels"
+    );
+    for fine in [
+        r#"{"path":"/","level":-1}"#,
+        r#"{"path":"/","level":1}"#,
+        r#"{"path":"/"}"#,
+    ] {
+        assert!(codec.decode(Json, fine.as_bytes(), level).is_ok(), "{fine}");
+    }
+    let locales = &tables::LOCALE_REQUEST;
+    for (body, said) in [
+        (
+            r#"{"mode":"ALL","ids":[1]}"#,
+            "ids: when ids is set, mode must be ID",
+        ),
+        (
+            r#"{"mode":"ID","tids":["de_DE"]}"#,
+            "tids: when tids is set, mode must be TID",
+        ),
+        (
+            r#"{"mode":"ID","ids":[]}"#,
+            "ids: mode ID needs a non-empty ids",
+        ),
+        (r#"{"mode":"TID"}"#, "tids: mode TID needs a non-empty tids"),
+    ] {
+        assert_eq!(refused(body, locales), said);
+    }
+    for fine in [
+        r#"{"mode":"ALL","ids":[]}"#,
+        r#"{"mode":"ID","ids":[1],"tids":[]}"#,
+        r#"{"mode":"TID","tids":["de_DE"]}"#,
+    ] {
+        assert!(
+            codec.decode(Json, fine.as_bytes(), locales).is_ok(),
+            "{fine}"
+        );
+    }
+    let versions = &tables::ASSETS_VERSIONS_BIN_QUERY;
+    assert_eq!(
+        refused(r#"{"versionNumber":0}"#, versions),
+        "versionNumber: 0 is out of range: at least 1"
+    );
+}

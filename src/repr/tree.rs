@@ -5,25 +5,36 @@ use core_api_support::{Compact, DefaultValue, Field, Kind, Scalar, Schema, Type}
 use serde_json::{Number, Value};
 
 use super::{
+    constraints,
     error::{DecodeError, Problem},
     path::Path,
     text::{find_forbidden, same},
 };
 
 /// Checks a default-JSON tree against a schema: object shapes, unknown and missing properties,
-/// scalar types and `x-exactly-one-of`. Enumerations and patterns are left to the typed
-/// deserialization that follows.
+/// scalar types, the constraints of the tables (lengths, counts, bounds, patterns) and the rules
+/// of objects, except those of batch items (`x-batch`), which the batch layer checks item by item.
+/// Enumerations are left to the typed deserialization that follows.
 pub fn check(value: &Value, schema: &'static Schema, max_depth: usize) -> Result<(), DecodeError> {
     let mut walk = Walk {
         path: Path::new(),
         max_depth,
+        rules: true,
     };
     walk.schema(value, schema, 0)
+}
+
+/// Checks one batch item as [`check`] does, its own rules included: what the batch layer asks
+/// before it applies any item.
+pub fn check_item(value: &Value, schema: &'static Schema) -> Result<(), DecodeError> {
+    check(value, schema, usize::MAX)
 }
 
 struct Walk {
     path: Path,
     max_depth: usize,
+    /// Whether the rules of the objects met are checked (not inside a batch item).
+    rules: bool,
 }
 
 impl Walk {
@@ -43,12 +54,17 @@ impl Walk {
         }
         match schema.kind {
             Kind::Object(fields) => self.object(value, schema, fields, depth),
-            Kind::Map(scalar) => {
+            Kind::Map(ref field) => {
                 let object = value
                     .as_object()
                     .ok_or_else(|| wrong_type(self.path.as_str(), "object", value))?;
+                let Type::Scalar(scalar) = field.ty else {
+                    return Ok(());
+                };
                 for (key, item) in object {
-                    check_scalar(item, scalar, &self.path.child(key))?;
+                    if let Some(problem) = scalar_problem(item, scalar, field) {
+                        return Err(DecodeError::at(self.path.child(key), problem));
+                    }
                 }
                 Ok(())
             }
@@ -103,25 +119,24 @@ impl Walk {
                     let items = item
                         .as_array()
                         .ok_or_else(|| wrong_type(&self.path.child(field.name), "array", item))?;
+                    if let Some(problem) = constraints::items(field, items.len()) {
+                        return Err(DecodeError::at(self.path.child(field.name), problem));
+                    }
+                    // The rules of batch items are the batch layer's (one record per item).
+                    let rules = self.rules;
+                    self.rules = rules && !field.batch;
                     for (index, item) in items.iter().enumerate() {
                         self.field_value(item, field, Some(index), depth)?;
                     }
+                    self.rules = rules;
                 }
                 Some(item) => self.field_value(item, field, None, depth)?,
             }
         }
-        if !schema.exactly_one_of.is_empty() {
-            let given = schema
-                .exactly_one_of
-                .iter()
-                .filter(|name| object.contains_key(**name))
-                .count();
-            if given != 1 {
-                return Err(DecodeError::at(
-                    self.path.as_str(),
-                    Problem::ExactlyOneOf(schema.exactly_one_of.to_vec()),
-                ));
-            }
+        if self.rules
+            && let Some(problem) = constraints::rules(schema, object)
+        {
+            return Err(DecodeError::at(self.path.as_str(), problem));
         }
         Ok(())
     }
@@ -141,7 +156,7 @@ impl Walk {
             None => path.push(field.name),
         };
         match field.ty {
-            Type::Scalar(scalar) => match scalar_problem(value, scalar) {
+            Type::Scalar(scalar) => match scalar_problem(value, scalar, field) {
                 None => Ok(()),
                 Some(problem) => {
                     descend(&mut self.path);
@@ -159,14 +174,30 @@ impl Walk {
 }
 
 fn check_scalar(value: &Value, scalar: Scalar, path: &str) -> Result<(), DecodeError> {
-    match scalar_problem(value, scalar) {
+    match type_problem(value, scalar) {
         None => Ok(()),
         Some(problem) => Err(DecodeError::at(path, problem)),
     }
 }
 
+/// What is wrong with a scalar value of `field`, if anything: its characters, its type, then the
+/// constraints of the field.
+fn scalar_problem(value: &Value, scalar: Scalar, field: &Field) -> Option<Problem> {
+    if let Some(problem) = type_problem(value, scalar) {
+        return Some(problem);
+    }
+    if !constraints::constrains(field) {
+        return None;
+    }
+    match value {
+        Value::String(text) => constraints::scalar(field, scalar, text),
+        Value::Number(number) => constraints::scalar(field, scalar, &number.to_string()),
+        _ => None,
+    }
+}
+
 /// What is wrong with a scalar value for its type, if anything.
-fn scalar_problem(value: &Value, scalar: Scalar) -> Option<Problem> {
+fn type_problem(value: &Value, scalar: Scalar) -> Option<Problem> {
     if let Some(text) = value.as_str()
         && let Some(ch) = find_forbidden(text)
     {

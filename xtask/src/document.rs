@@ -43,6 +43,14 @@ impl Document {
             .with_context(|| format!("no component schema named {name}"))
     }
 
+    /// The pattern every string is held to (`x-text-pattern`), which the codecs check themselves.
+    pub fn text_pattern(&self) -> Result<&str> {
+        self.raw
+            .pointer("/x-text-pattern/pattern")
+            .and_then(Value::as_str)
+            .context("the document has no x-text-pattern.pattern")
+    }
+
     /// Follows a `$ref` (to a schema, a response or a parameter) within the document.
     pub fn resolve<'a>(&'a self, value: &'a Value) -> Result<&'a Value> {
         let mut value = value;
@@ -62,6 +70,57 @@ impl Document {
         }
         bail!("reference chain too long")
     }
+}
+
+/// The keywords of a schema that the generated tables enforce (lengths, counts, bounds, patterns,
+/// rules), left out of the copy the type generators see: typify would turn each constrained
+/// string into a newtype of its own and each rule into an enum of variants, while the codecs check
+/// them from the tables, with the path and wording of every refusal.
+const ENFORCED_BY_TABLES: [&str; 9] = [
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "minimum",
+    "maximum",
+    "pattern",
+    "not",
+    "anyOf",
+];
+
+/// A schema as the type generators (typify, progenitor) are given it: the keywords of
+/// [`ENFORCED_BY_TABLES`] removed at every depth, and the rules of an object (`allOf` and `oneOf`
+/// beside `properties`) too. `allOf` with a single reference (an alias such as ServiceType) stays.
+/// A map of schemas (`components.schemas`, `properties`) keeps its keys.
+pub fn for_types(schema: &Value) -> Value {
+    let Value::Object(object) = schema else {
+        return schema.clone();
+    };
+    let rules = object.contains_key("properties");
+    let mut out = Map::new();
+    for (key, value) in object {
+        let dropped = ENFORCED_BY_TABLES.contains(&key.as_str())
+            || (rules && matches!(key.as_str(), "allOf" | "oneOf"));
+        let kept = match (key.as_str(), value) {
+            _ if dropped => continue,
+            ("properties", Value::Object(map)) => Value::Object(schemas(map)),
+            ("items" | "additionalProperties" | "schema", _) => for_types(value),
+            ("allOf" | "oneOf", Value::Array(list)) => {
+                Value::Array(list.iter().map(for_types).collect())
+            }
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), kept);
+    }
+    Value::Object(out)
+}
+
+/// Each schema of a map of named schemas (`components.schemas`, `components.parameters`,
+/// `properties`) as [`for_types`] gives it.
+pub fn schemas(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter()
+        .map(|(name, schema)| (name.clone(), for_types(schema)))
+        .collect()
 }
 
 /// The media type of binary content.

@@ -14,6 +14,9 @@ pub mod schema;
 
 pub use host::{Binary, Described, Host, NotImplemented};
 pub use operation::{
-    MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
+    Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
 };
-pub use schema::{Compact, DefaultValue, Field, Kind, Node, Scalar, Schema, Type, XmlRoot};
+pub use schema::{
+    Compact, Condition, DefaultValue, Field, Kind, Node, Rule, RuleKind, Scalar, Schema, Test,
+    Type, XmlRoot,
+};

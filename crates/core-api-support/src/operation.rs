@@ -26,6 +26,20 @@ pub struct Operation {
     pub response: ResponseBody,
     /// Every answer the document lists for the operation, by ascending status code.
     pub responses: &'static [StatusBody],
+    /// For a batch operation, the collection of its items (the request's `x-batch` array).
+    pub batch: Option<Batch>,
+}
+
+/// The collection of a batch operation's items: one result record each (D-14).
+#[derive(Debug)]
+pub struct Batch {
+    /// Its place in the request, in element names (`kwds/kwd`, `links/itms/itms`).
+    pub path: &'static str,
+    /// The schema of each item.
+    pub items: &'static Schema,
+    /// The most items one request may hold (the collection's `maxItems`), counted over the whole
+    /// request where the collection repeats inside another (links).
+    pub max_items: u32,
 }
 
 /// One documented answer of an operation.

@@ -13,8 +13,58 @@ pub struct Schema {
     pub xml_root: Option<XmlRoot>,
     /// How the schema looks in compact JSON (`x-compact`).
     pub compact: Compact,
-    /// Property names of which a valid value carries exactly one (`x-exactly-one-of`).
-    pub exactly_one_of: &'static [&'static str],
+    /// The rules a valid object keeps beyond its properties (the `allOf` entries of an object
+    /// schema), in document order.
+    pub rules: &'static [Rule],
+}
+
+/// A rule over several properties of an object, stated in the document as an `allOf` entry holding
+/// `anyOf` or `oneOf` alternatives.
+#[derive(Debug)]
+pub struct Rule {
+    /// How many alternatives must hold.
+    pub kind: RuleKind,
+    /// The refusal's text (`x-message`); without one, the rule is "exactly one of" the properties
+    /// its alternatives require.
+    pub message: Option<&'static str>,
+    /// The alternatives, each a conjunction of conditions.
+    pub alternatives: &'static [&'static [Condition]],
+}
+
+/// How many alternatives of a rule must hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    /// At least one (`anyOf`).
+    AnyOf,
+    /// Exactly one (`oneOf`).
+    OneOf,
+}
+
+/// One condition of an alternative, on one property. As in JSON Schema, every test but
+/// [`Test::Present`] holds when the property is absent.
+#[derive(Debug)]
+pub struct Condition {
+    /// The property's JSON name.
+    pub property: &'static str,
+    /// What must hold of it.
+    pub test: Test,
+}
+
+/// What a condition tests.
+#[derive(Debug)]
+pub enum Test {
+    /// The property is present (`required`).
+    Present,
+    /// Its value, as text, is one of these (`enum`).
+    In(&'static [&'static str]),
+    /// Its value, as text, is none of these (`not: {enum}`).
+    NotIn(&'static [&'static str]),
+    /// The array has at least this many items (`minItems`).
+    MinItems(u32),
+    /// The array has at most this many items (`maxItems`).
+    MaxItems(u32),
+    /// The string contains a match of this pattern (`pattern`).
+    Matches(&'static str),
 }
 
 /// What kind of value a schema describes.
@@ -24,8 +74,9 @@ pub enum Kind {
     Object(&'static [Field]),
     /// The same value as another schema (`allOf` with a single reference).
     Alias(&'static Schema),
-    /// A JSON object of free keys whose values have this scalar type (`additionalProperties`).
-    Map(Scalar),
+    /// A JSON object of free keys whose values are scalars this field describes
+    /// (`additionalProperties`).
+    Map(Field),
     /// A scalar (a named string type such as `SchemaVersion`).
     Scalar(Scalar),
 }
@@ -59,10 +110,26 @@ pub struct Field {
     pub default: Option<DefaultValue>,
     /// The allowed values (`enum`), empty when any value of the type is allowed.
     pub allowed: &'static [&'static str],
-    /// The `pattern` a string must match, if any.
+    /// The `pattern` a string must match, if any, beyond the characters every string is held to
+    /// (the document's `x-text-pattern`, which the codecs check themselves).
     pub pattern: Option<&'static str>,
     /// The `format` (`int32`, `int64`, …), if any.
     pub format: Option<&'static str>,
+    /// The most characters a string may have (`maxLength`).
+    pub max_length: Option<u32>,
+    /// The most items an array may have (`maxItems`).
+    pub max_items: Option<u32>,
+    /// The least integer allowed (`minimum`).
+    pub minimum: Option<i64>,
+    /// The greatest integer allowed (`maximum`).
+    pub maximum: Option<i64>,
+    /// Integers not allowed (`not: {enum: [...]}`).
+    pub excluded: &'static [i64],
+    /// How a value breaking these constraints is refused (`x-message`, in which `{value}` stands
+    /// for the value); `None` for the codecs' own wording.
+    pub message: Option<&'static str>,
+    /// The array holds the items of a batch operation (`x-batch`): one result record each.
+    pub batch: bool,
 }
 
 /// Where a property's value lives in XML.

@@ -17,6 +17,10 @@ pub const OPENAPI_JSON: &str = r##"{
     "default": "urn:core-interface:v1",
     "description": "The fixed namespace address `{xml_namespace}` of every message root (`pim`, and `response` as an error body). It is a server setting (`core-server serve --xml-namespace`, environment `CORE_XML_NAMESPACE`); the default is the value of `xml.namespace` on the root schemas, and the document served at `/openapi.yaml` shows the configured value (D-53)."
   },
+  "x-text-pattern": {
+    "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
+    "description": "The characters a string of any message may hold: those XML 1.0 can carry, since every message can be answered in XML. C0 control characters other than tab, line feed and carriage return, U+FFFE and U+FFFF are refused with 400 wherever they occur. Every string schema of this document carries this pattern (or a stricter one, or an `enum`) and a `maxLength` (D-56)."
+  },
   "servers": [
     {
       "url": "{base_url}",
@@ -1009,13 +1013,13 @@ pub const OPENAPI_JSON: &str = r##"{
           "Common"
         ],
         "summary": "Create or update keywords",
-        "description": "Request: PimType with `kwds`. Response: PimType with `responses`.\nCreate a root keyword: `kwd` without a parent, or with `parentPath` equal to `/`. Create a sub\nkeyword: `parentPath` or `parentId` given. Update: `kwd` with `id` or with `path`; `name`\nentries carry the new names. A create result has `dataType=keyword`, `action=create`, `id`,\n`path`, and the description \"The keyword has been created successfully\".\n\nItems are processed in request order, so a keyword may use a parent created earlier in the\nsame request (D-14). A keyword's path segment is its default name (the `itm` without `loc`),\nwhich must not contain `/` and is unique among siblings; a rename changes the path of the\nkeyword and of its descendants, never its `id` (D-15). Update: `action=update`, \"The keyword has\nbeen updated successfully\". Item errors: \"Parent keyword with identity '<id>' not found\",\n\"Parent keyword with path '<path>' not found\", \"Keyword with identity '<id>' not found\",\n\"Keyword with path '<path>' not found\", \"Keyword '<path>' already exists\", \"Missing required value\n'name'\" (D-16).\n\nFurther decisions (D-16): `id` takes precedence over `path`, and `parentId` over `parentPath`;\nan update changes the default name when one is given and replaces the localized names of the\nlocales it lists, keeping the others; a name containing `/` is \"Invalid keyword name '<name>':\na name must not contain '/'\"; a locale (or the default name) given twice in one `kwd` is \"The\nname for locale '<loc>' is given more than once\" (\"The default name is given more than once\");\nan update whose `parentId` or `parentPath` differs from the stored parent is \"Keyword '<path>'\ncannot be moved to another parent\". `meta` and `links` of a persisted `kwd` are not written\n(links are written by links persist, D-33). A new keyword's `orderNumber` follows its last\nsibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37).\n",
+        "description": "Request: PimType with `kwds`. Response: PimType with `responses`.\nCreate a root keyword: `kwd` without a parent, or with `parentPath` equal to `/`. Create a sub\nkeyword: `parentPath` or `parentId` given. Update: `kwd` with `id` or with `path`; `name`\nentries carry the new names. A create result has `dataType=keyword`, `action=create`, `id`,\n`path`, and the description \"The keyword has been created successfully\".\n\nItems are processed in request order, so a keyword may use a parent created earlier in the\nsame request (D-14). A keyword's path segment is its default name (the `itm` without `loc`),\nwhich must not contain `/` and is unique among siblings; a rename changes the path of the\nkeyword and of its descendants, never its `id` (D-15). Update: `action=update`, \"The keyword has\nbeen updated successfully\". Item errors: \"Parent keyword with identity '<id>' not found\",\n\"Parent keyword with path '<path>' not found\", \"Keyword with identity '<id>' not found\",\n\"Keyword with path '<path>' not found\", \"Keyword '<path>' already exists\", \"Missing required value\n'name'\" (D-16).\n\nFurther decisions (D-16): `id` takes precedence over `path`, and `parentId` over `parentPath`;\nan update changes the default name when one is given and replaces the localized names of the\nlocales it lists, keeping the others; a name containing `/` is \"Invalid keyword name '<name>':\na name must not contain '/'\"; a locale (or the default name) given twice in one `kwd` is \"The\nname for locale '<loc>' is given more than once\" (\"The default name is given more than once\");\nan update whose `parentId` or `parentPath` differs from the stored parent is \"Keyword '<path>'\ncannot be moved to another parent\". `meta` and `links` of a persisted `kwd` are not written\n(links are written by links persist, D-33). A new keyword's `orderNumber` follows its last\nsibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37). A path holds at most\n1,024 characters (`Kwd.path`, D-56): a create, or a rename that lengthens the paths below it,\nthat would make a longer one is \"A keyword path has at most 1024 characters; this one would\nhave <length>\".\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/KeywordsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -1026,7 +1030,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/KeywordsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -1091,7 +1095,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/KeywordsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -1283,7 +1287,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/GlossaryEntriesPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -1294,7 +1298,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/GlossaryEntriesPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -1372,7 +1376,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/GlossaryEntriesPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -1585,7 +1589,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/ServiceType"
+                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
               },
               "examples": {
                 "copy": {
@@ -1596,7 +1600,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/ServiceType"
+                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
               },
               "examples": {
                 "copy": {
@@ -1626,7 +1630,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/ServiceType"
+                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
               },
               "examples": {
                 "copy": {
@@ -2041,7 +2045,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "productAndKeyword": {
@@ -2052,7 +2056,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "productAndKeyword": {
@@ -2104,7 +2108,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "productAndKeyword": {
@@ -5653,7 +5657,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "link": {
@@ -5664,7 +5668,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "link": {
@@ -5710,7 +5714,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/LinksRequest"
               },
               "examples": {
                 "link": {
@@ -6015,7 +6019,9 @@ pub const OPENAPI_JSON: &str = r##"{
         "in": "query",
         "description": "Textual identifier of the asset; with `versionNumber` (or alone, for the latest version).",
         "schema": {
-          "type": "string"
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
         "example": "A-1001"
       },
@@ -6034,7 +6040,9 @@ pub const OPENAPI_JSON: &str = r##"{
         "in": "query",
         "description": "Preview type. Absent: the original binary; present: the preview of that format (the formats\nloaded into the service, by default `thumbnail` and `preview`); an unknown format or a missing\npreview is 404 (D-36).\n",
         "schema": {
-          "type": "string"
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
         "example": "thumbnail"
       },
@@ -6054,7 +6062,9 @@ pub const OPENAPI_JSON: &str = r##"{
         "in": "query",
         "description": "Textual identifier of the version; given alone (D-36).",
         "schema": {
-          "type": "string"
+          "type": "string",
+          "maxLength": 255,
+          "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
         "example": "V-1001-2"
       }
@@ -7002,6 +7012,10 @@ pub const OPENAPI_JSON: &str = r##"{
       },
       "ServiceType": {
         "description": "The general root type accepted by the transform operation and by the glossary-entry perform\noperation (and returned by keywords retrieve). It has the same envelope as PimType, and the\nsame XML root element `pim` (D-47).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
         "allOf": [
           {
             "$ref": "#/components/schemas/PimType"
@@ -7030,8 +7044,10 @@ pub const OPENAPI_JSON: &str = r##"{
       },
       "SchemaVersion": {
         "type": "string",
-        "pattern": "^\\d+\\.\\d+\\.\\d+$",
-        "description": "Format `major.minor.patch`. The version used throughout is `5.6.0`, and every response carries\nit. A request may omit it or carry any `5.y.z`; another major version or another format is\nrejected with 400 (D-09).\n",
+        "maxLength": 32,
+        "pattern": "^5\\.[0-9]+\\.[0-9]+$",
+        "x-message": "unsupported schemaVersion '{value}' (this service speaks 5.6.0)",
+        "description": "Format `major.minor.patch`. The version used throughout is `5.6.0`, and every response carries\nit. A request may omit it or carry any `5.y.z`; another major version or another format is\nrejected with 400 (D-09). `x-message` words the refusal; `{value}` stands for the value sent.\n",
         "xml": {
           "attribute": true
         },
@@ -7067,6 +7083,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7080,6 +7098,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "loc": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Locale tid.",
             "xml": {
               "attribute": true
@@ -7087,6 +7107,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "value": {
             "type": "string",
+            "maxLength": 65536,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "The text content; an empty element has the empty string (D-54).",
             "xml": {
               "x-text": true
@@ -7104,6 +7126,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7117,12 +7141,16 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "loc": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "value": {
             "type": "string",
+            "maxLength": 65536,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "The text content; an empty element has the empty string (D-54).",
             "xml": {
               "x-text": true
@@ -7137,24 +7165,32 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "loc": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "mode": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7181,7 +7217,50 @@ pub const OPENAPI_JSON: &str = r##"{
           "itm": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/Itm"
+              "$ref": "#/components/schemas/NameItm"
+            }
+          }
+        }
+      },
+      "NameItm": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "One name: an `itm` of a `name`, with the shape of `Itm`; a name has at most 255 characters\n(D-56).\n",
+        "required": [
+          "value"
+        ],
+        "properties": {
+          "key": {
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
+            "xml": {
+              "attribute": true
+            }
+          },
+          "pos": {
+            "type": "integer",
+            "format": "int32",
+            "xml": {
+              "attribute": true
+            }
+          },
+          "loc": {
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
+            "description": "Locale tid.",
+            "xml": {
+              "attribute": true
+            }
+          },
+          "value": {
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
+            "description": "The name; an empty element has the empty string (D-54).",
+            "xml": {
+              "x-text": true
             }
           }
         }
@@ -7236,6 +7315,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "action": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Seen: `create`, `update`, `delete`, `link`, `unlink`, `copyToGlossary`, `moveToGlossary` (`unlink` is reserved, D-43).",
             "xml": {
               "attribute": true
@@ -7243,6 +7324,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "dataType": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Seen: `project`, `glossaryEntry`, `keyword`, `classification`, `attribute`, `attrDefinition`, `link`, `peo`, `peoToProjectLink`; also `message` (D-34). `peo` is reserved (D-43).",
             "xml": {
               "attribute": true
@@ -7258,6 +7341,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Echo of the item's textual identifier, where applicable.",
             "xml": {
               "attribute": true
@@ -7265,6 +7350,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "path": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7278,12 +7365,16 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodePath": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7299,6 +7390,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "description": {
             "type": "string",
+            "maxLength": 65536,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Human-readable message. For `WARNING` the text is the success message and the warning text\njoined by `|` (no spaces; several warnings are each appended with `|`).\n"
           },
           "details": {
@@ -7320,6 +7413,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "mode": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7390,6 +7485,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Textual identifier; required on create.",
             "xml": {
               "attribute": true
@@ -7405,6 +7502,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "parentTid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Parent channel; `parentId` or `parentTid` is given on create.",
             "xml": {
               "attribute": true
@@ -7412,6 +7511,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Channel type; required on create. The allowed values are the channel types loaded into the service (D-01, D-42).",
             "xml": {
               "attribute": true
@@ -7427,6 +7528,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "name": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Child element with the channel's name."
           },
           "meta": {
@@ -7480,6 +7583,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "attr": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Attribute key.",
             "xml": {
               "attribute": true
@@ -7498,6 +7603,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "origin": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Seen `PRODUCT`.",
             "xml": {
               "attribute": true
@@ -7505,6 +7612,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "node": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Node path.",
             "xml": {
               "attribute": true
@@ -7512,6 +7621,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "dataType": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Seen `text`.",
             "xml": {
               "attribute": true
@@ -7568,6 +7679,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Identifier.",
             "xml": {
               "attribute": true
@@ -7575,6 +7688,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "product": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Tid of the product.",
             "xml": {
               "attribute": true
@@ -7582,6 +7697,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "template": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Template name.",
             "xml": {
               "attribute": true
@@ -7596,6 +7713,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "name": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Child element with the PEO's name."
           },
           "meta": {
@@ -7622,7 +7741,9 @@ pub const OPENAPI_JSON: &str = r##"{
             "type": "array",
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           }
         }
@@ -7659,6 +7780,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7699,6 +7822,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "class": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7719,12 +7844,16 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "path": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "parentPath": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7776,6 +7905,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Value of the attribute definition (its tid).",
             "xml": {
               "attribute": true
@@ -7791,6 +7922,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodePath": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Owning node (used when creating or locating).",
             "xml": {
               "attribute": true
@@ -7798,6 +7931,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "level": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Value seen: `p`.",
             "xml": {
               "attribute": true
@@ -7805,6 +7940,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "inheritance": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Values seen: `visible`, `not_visible`.",
             "xml": {
               "attribute": true
@@ -7812,6 +7949,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "restriction": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Value seen: `optional`.",
             "xml": {
               "attribute": true
@@ -7841,6 +7980,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7864,6 +8005,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "sortDirection": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Value seen: `MANUAL`.",
             "xml": {
               "attribute": true
@@ -7871,6 +8014,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "mode": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Value seen: `FULL`.",
             "xml": {
               "attribute": true
@@ -7895,6 +8040,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7939,6 +8086,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "path": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7952,6 +8101,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "parentPath": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -7978,6 +8129,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "mode": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8005,6 +8158,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
             "description": "Format `<language>_<COUNTRY>`.",
             "pattern": "^[a-z]{2,3}_[A-Z]{2}$",
             "xml": {
@@ -8013,18 +8167,24 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "language": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "country": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "name": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8082,6 +8242,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8096,6 +8258,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "parentTid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "The glossary that holds the entry; `parentId` or `parentTid` is mandatory.",
             "xml": {
               "attribute": true
@@ -8103,6 +8267,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "loc": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Locale tid of the entry.",
             "xml": {
               "attribute": true
@@ -8110,6 +8276,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "`term` or `sentence` (D-39); another value is an item `ERROR` \"Unknown translation entry type '<type>'\".",
             "xml": {
               "attribute": true
@@ -8152,12 +8320,16 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "dataType": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8171,6 +8343,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8184,12 +8358,16 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodePath": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "key": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8199,12 +8377,302 @@ pub const OPENAPI_JSON: &str = r##"{
           }
         }
       },
+      "KeywordsPersistRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of keywords persist: the envelope of PimType with `kwds`, which is required (D-57).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "kwds"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "kwds": {
+            "$ref": "#/components/schemas/KwdsBatch"
+          }
+        }
+      },
+      "KwdsBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The keywords of a persist request (`kwd`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "kwd"
+        },
+        "properties": {
+          "kwd": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Kwd"
+            }
+          }
+        }
+      },
+      "GlossaryEntriesPersistRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "glossaryEntries"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "glossaryEntries": {
+            "$ref": "#/components/schemas/GlossaryEntriesBatch"
+          }
+        }
+      },
+      "GlossaryEntriesBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The entries of a persist request (`glossaryEntry`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "glossaryEntry"
+        },
+        "properties": {
+          "glossaryEntry": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/GlossaryEntry"
+            }
+          }
+        }
+      },
+      "GlossaryEntriesPerformRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as\nfor ServiceType (D-47).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "actions"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "actions": {
+            "$ref": "#/components/schemas/ActionsBatch"
+          }
+        }
+      },
+      "ActionsBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The actions of a perform request (`action`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "action"
+        },
+        "properties": {
+          "action": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Action"
+            }
+          }
+        }
+      },
+      "LinksRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of links persist and of PEO links persist: the envelope of PimType with `links`, which is required (D-57).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "links"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "links": {
+            "$ref": "#/components/schemas/LinksBatch"
+          }
+        }
+      },
+      "LinksBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The links of a persist request: groups (`itms`) whose `type` names the kind of link, each\nholding the links (inner `itms`) of that kind. At most 1,000 groups of at most 1,000 links\neach, and at most 1,000 links in all (D-37): the schema language cannot state the last rule,\nso the server refuses a request over it with 400 like any other limit.\n",
+        "x-compact": {
+          "form": "entries",
+          "items": "itms"
+        },
+        "properties": {
+          "itms": {
+            "type": "array",
+            "maxItems": 1000,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/LinkGroup"
+            }
+          }
+        }
+      },
+      "LinkGroup": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "A group of links of one kind: `type` is `assetToProduct` or `assetToKeyword` (links persist,\nD-33) or `peoToProject` (PEO links persist, D-32); another kind is an item ERROR of each of its\nlinks. Each inner `itms` is one link, one item of the batch.\n",
+        "properties": {
+          "type": {
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
+            "xml": {
+              "attribute": true
+            }
+          },
+          "itms": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "items": {
+              "$ref": "#/components/schemas/Itms"
+            }
+          }
+        }
+      },
       "LocaleRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "When `ids` is set, `mode` must be `ID`; when `tids` is set, `mode` must be `TID`. `ALL` returns\nall locales, `CONTENT` content locales, `FRONTEND` frontend locales. `ID` and `TID` need a\nnon-empty list; a violation of these rules is 400 (D-45).\n",
+        "description": "When `ids` is set, `mode` must be `ID`; when `tids` is set, `mode` must be `TID`. `ALL` returns\nall locales, `CONTENT` content locales, `FRONTEND` frontend locales. `ID` and `TID` need a\nnon-empty list; a violation of these rules is 400 (D-45). The rules are stated in `allOf`, each\nwith the text of its refusal (`x-message`).\n",
         "required": [
           "mode"
+        ],
+        "allOf": [
+          {
+            "x-message": "ids: when ids is set, mode must be ID",
+            "anyOf": [
+              {
+                "properties": {
+                  "ids": {
+                    "maxItems": 0
+                  }
+                }
+              },
+              {
+                "properties": {
+                  "mode": {
+                    "enum": [
+                      "ID"
+                    ]
+                  }
+                }
+              }
+            ]
+          },
+          {
+            "x-message": "tids: when tids is set, mode must be TID",
+            "anyOf": [
+              {
+                "properties": {
+                  "tids": {
+                    "maxItems": 0
+                  }
+                }
+              },
+              {
+                "properties": {
+                  "mode": {
+                    "enum": [
+                      "TID"
+                    ]
+                  }
+                }
+              }
+            ]
+          },
+          {
+            "x-message": "ids: mode ID needs a non-empty ids",
+            "anyOf": [
+              {
+                "properties": {
+                  "mode": {
+                    "not": {
+                      "enum": [
+                        "ID"
+                      ]
+                    }
+                  }
+                }
+              },
+              {
+                "required": [
+                  "ids"
+                ],
+                "properties": {
+                  "ids": {
+                    "minItems": 1
+                  }
+                }
+              }
+            ]
+          },
+          {
+            "x-message": "tids: mode TID needs a non-empty tids",
+            "anyOf": [
+              {
+                "properties": {
+                  "mode": {
+                    "not": {
+                      "enum": [
+                        "TID"
+                      ]
+                    }
+                  }
+                }
+              },
+              {
+                "required": [
+                  "tids"
+                ],
+                "properties": {
+                  "tids": {
+                    "minItems": 1
+                  }
+                }
+              }
+            ]
+          }
         ],
         "properties": {
           "mode": {
@@ -8227,7 +8695,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "exportConfig": {
@@ -8247,6 +8717,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "path": {
             "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Keyword path; `/` for all roots."
           },
           "level": {
@@ -8254,6 +8726,12 @@ pub const OPENAPI_JSON: &str = r##"{
             "format": "int32",
             "default": 1,
             "minimum": -1,
+            "not": {
+              "enum": [
+                0
+              ]
+            },
+            "x-message": "{value} is invalid; give 1 or more generations, or -1 for all levels",
             "description": "`-1` = all levels; `0` is invalid."
           },
           "retrieveLinks": {
@@ -8272,18 +8750,25 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "description": "Map of component name (string) to component status (string, `ACTIVE` or `INACTIVE`, D-35).",
         "additionalProperties": {
-          "type": "string"
+          "type": "string",
+          "enum": [
+            "ACTIVE",
+            "INACTIVE"
+          ]
         }
       },
       "MessagesPersistRequest": {
         "type": "object",
         "additionalProperties": false,
+        "description": "The messages to store, at most 1,000 (D-37).",
         "required": [
           "messages"
         ],
         "properties": {
           "messages": {
             "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
             "items": {
               "$ref": "#/components/schemas/Message"
             }
@@ -8293,17 +8778,50 @@ pub const OPENAPI_JSON: &str = r##"{
       "Message": {
         "type": "object",
         "additionalProperties": false,
-        "description": "A text message from a user or the system (for example an upload notification). Either\n`recipientUser` or `recipientRole` must be given, not both empty; when both are given the role\ntakes precedence. No other field is required (D-34).\n",
+        "description": "A text message from a user or the system (for example an upload notification). Either\n`recipientUser` or `recipientRole` must be given, not both empty; when both are given the role\ntakes precedence. No other field is required (D-34). The rule is checked for every message\nbefore any is stored: a request with messages breaking it is 400, one ERROR record each.\n",
+        "allOf": [
+          {
+            "x-message": "Either recipientUser or recipientRole must be given",
+            "anyOf": [
+              {
+                "required": [
+                  "recipientUser"
+                ],
+                "properties": {
+                  "recipientUser": {
+                    "pattern": "[^ \\t\\n\\r]"
+                  }
+                }
+              },
+              {
+                "required": [
+                  "recipientRole"
+                ],
+                "properties": {
+                  "recipientRole": {
+                    "pattern": "[^ \\t\\n\\r]"
+                  }
+                }
+              }
+            ]
+          }
+        ],
         "properties": {
           "tid": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Generated (a UUID) when absent (D-38)."
           },
           "subject": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 1024,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "body": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 65536,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "severity": {
             "type": "string",
@@ -8317,17 +8835,25 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "recipientUser": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "User name."
           },
           "recipientRole": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Role name."
           },
           "senderApplication": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "senderPlugin": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "parameters": {
             "$ref": "#/components/schemas/MessageParameters"
@@ -8338,7 +8864,9 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "description": "Free key/value pairs of a message (string to string).",
         "additionalProperties": {
-          "type": "string"
+          "type": "string",
+          "maxLength": 65536,
+          "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         }
       },
       "ChannelQueryDto": {
@@ -8351,7 +8879,9 @@ pub const OPENAPI_JSON: &str = r##"{
             "format": "int64"
           },
           "tid": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "level": {
             "type": "integer",
@@ -8383,7 +8913,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           }
         }
@@ -8403,7 +8935,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           }
         }
@@ -8419,7 +8953,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "ids": {
@@ -8444,10 +8980,14 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "locale": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "description": "Locale tid."
           },
           "briefingModuleCfgTid": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           }
         }
       },
@@ -8486,6 +9026,8 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "name": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8518,12 +9060,16 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "identifier": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "value": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "x-text": true
             }
@@ -8568,18 +9114,24 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "layer": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "name": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
           },
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8627,6 +9179,8 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "type": {
             "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$",
             "xml": {
               "attribute": true
             }
@@ -8654,7 +9208,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "withNodes": {
@@ -8672,12 +9228,36 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "additionalProperties": false,
         "description": "Exactly one of `ids`, `productIds`, `nodeIds`, `productTids`, `nodePaths` (otherwise 400).\nProduct queries always include inherited attributes (those of ancestor nodes with\n`inheritance` `visible`, D-51). Unknown entries are skipped; 404 when all are unknown.\n",
-        "x-exactly-one-of": [
-          "ids",
-          "productIds",
-          "nodeIds",
-          "productTids",
-          "nodePaths"
+        "allOf": [
+          {
+            "oneOf": [
+              {
+                "required": [
+                  "ids"
+                ]
+              },
+              {
+                "required": [
+                  "productIds"
+                ]
+              },
+              {
+                "required": [
+                  "nodeIds"
+                ]
+              },
+              {
+                "required": [
+                  "productTids"
+                ]
+              },
+              {
+                "required": [
+                  "nodePaths"
+                ]
+              }
+            ]
+          }
         ],
         "properties": {
           "ids": {
@@ -8704,13 +9284,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "productTids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "nodePaths": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 1024,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "withDomainValues": {
@@ -8732,11 +9316,31 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "additionalProperties": false,
         "description": "One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array (a scalar, none or several\nis 400; all entries unknown is 404, D-51).\n",
-        "x-exactly-one-of": [
-          "productId",
-          "productTid",
-          "nodeId",
-          "nodePath"
+        "allOf": [
+          {
+            "oneOf": [
+              {
+                "required": [
+                  "productId"
+                ]
+              },
+              {
+                "required": [
+                  "productTid"
+                ]
+              },
+              {
+                "required": [
+                  "nodeId"
+                ]
+              },
+              {
+                "required": [
+                  "nodePath"
+                ]
+              }
+            ]
+          }
         ],
         "properties": {
           "productId": {
@@ -8749,7 +9353,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "productTid": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "nodeId": {
@@ -8762,7 +9368,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "nodePath": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 1024,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "includeParentAttributes": {
@@ -8845,7 +9453,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "tids": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "withMetadata": {
@@ -8866,7 +9476,9 @@ pub const OPENAPI_JSON: &str = r##"{
         "description": "All criteria optional, combined with AND; an empty body returns all accessible PEO tids, sorted\nby tid. Bounds are inclusive; local timestamps are read in the service's configured time zone\n(default UTC); `names` match the default name exactly (D-31).\n",
         "properties": {
           "tidProduct": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "modifiedFrom": {
             "$ref": "#/components/schemas/LocalTimestamp"
@@ -8877,11 +9489,15 @@ pub const OPENAPI_JSON: &str = r##"{
           "names": {
             "type": "array",
             "items": {
-              "type": "string"
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
             }
           },
           "tidProject": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 255,
+            "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
           },
           "withChildren": {
             "type": "boolean",
@@ -8893,7 +9509,8 @@ pub const OPENAPI_JSON: &str = r##"{
       "LocalTimestamp": {
         "type": "string",
         "description": "Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).",
-        "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$",
+        "maxLength": 23,
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$",
         "example": "2024-01-01T00:00:00.000"
       }
     }

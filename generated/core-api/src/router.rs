@@ -190,7 +190,9 @@ fn keywords_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Res
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::KeywordsPersistRequest>(&context, body)
+                    .await?;
                 let output = service.keywords_persist(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -209,7 +211,9 @@ fn glossary_entries_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Outp
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::GlossaryEntriesPersistRequest>(&context, body)
+                    .await?;
                 let output = service.glossary_entries_persist(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -228,7 +232,9 @@ fn glossary_entries_perform<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Outp
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::ServiceType>(&context, body).await?;
+                let input = service
+                    .body::<types::GlossaryEntriesPerformRequest>(&context, body)
+                    .await?;
                 let output = service.glossary_entries_perform(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -289,7 +295,7 @@ fn links_persist<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service.body::<types::LinksRequest>(&context, body).await?;
                 let output = service.links_persist(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -627,7 +633,7 @@ fn peos_links_persist<S: PeoApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service.body::<types::LinksRequest>(&context, body).await?;
                 let output = service.peos_links_persist(&context, input).await?;
                 service.respond(&context, output)
             }

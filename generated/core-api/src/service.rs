@@ -51,7 +51,7 @@ pub trait CommonApi: Host {
     fn keywords_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::KeywordsPersistRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -65,7 +65,7 @@ pub trait CommonApi: Host {
     fn glossary_entries_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::GlossaryEntriesPersistRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -79,7 +79,7 @@ pub trait CommonApi: Host {
     fn glossary_entries_perform(
         &self,
         context: &Self::Context,
-        input: types::ServiceType,
+        input: types::GlossaryEntriesPerformRequest,
     ) -> impl Future<Output = Result<types::ServiceType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -121,7 +121,7 @@ pub trait CommonApi: Host {
     fn links_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::LinksRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -367,7 +367,7 @@ pub trait PeoApi: Host {
     fn peos_links_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::LinksRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {

@@ -38,6 +38,15 @@ pub struct Actions {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub action: ::std::vec::Vec<Action>,
 }
+///The actions of a perform request (`action`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ActionsBatch {
+    ///Absent means none.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub action: ::std::vec::Vec<Action>,
+}
 ///The query parameters of assetsVersionsBin.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -65,7 +74,7 @@ pub struct AssetsVersionsBinQuery {
         rename = "versionNumber",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub version_number: ::std::option::Option<::std::num::NonZeroU32>,
+    pub version_number: ::std::option::Option<i32>,
     ///Textual identifier of the version; given alone (D-36).
     #[serde(
         rename = "versionTid",
@@ -528,29 +537,24 @@ impl ::std::default::Default for ClassificationRequest {
 ///Map of component name (string) to component status (string, `ACTIVE` or `INACTIVE`, D-35).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
-pub struct Components(
-    pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-);
+pub struct Components(pub ::std::collections::BTreeMap<::std::string::String, ComponentsValue>);
 impl ::std::ops::Deref for Components {
-    type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
-    fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
+    type Target = ::std::collections::BTreeMap<::std::string::String, ComponentsValue>;
+    fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, ComponentsValue> {
         &self.0
     }
 }
 impl ::std::convert::From<Components>
-    for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
+    for ::std::collections::BTreeMap<::std::string::String, ComponentsValue>
 {
     fn from(value: Components) -> Self {
         value.0
     }
 }
-impl
-    ::std::convert::From<::std::collections::BTreeMap<::std::string::String, ::std::string::String>>
+impl ::std::convert::From<::std::collections::BTreeMap<::std::string::String, ComponentsValue>>
     for Components
 {
-    fn from(
-        value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    ) -> Self {
+    fn from(value: ::std::collections::BTreeMap<::std::string::String, ComponentsValue>) -> Self {
         Self(value)
     }
 }
@@ -558,6 +562,57 @@ impl
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ComponentsRequest {}
+///`ComponentsValue`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd,
+)]
+pub enum ComponentsValue {
+    #[serde(rename = "ACTIVE")]
+    Active,
+    #[serde(rename = "INACTIVE")]
+    Inactive,
+}
+impl ::std::fmt::Display for ComponentsValue {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Active => f.write_str("ACTIVE"),
+            Self::Inactive => f.write_str("INACTIVE"),
+        }
+    }
+}
+impl ::std::str::FromStr for ComponentsValue {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "ACTIVE" => Ok(Self::Active),
+            "INACTIVE" => Ok(Self::Inactive),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for ComponentsValue {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for ComponentsValue {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///Default domain value (only when requested).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -629,6 +684,49 @@ pub struct GlossaryEntries {
     )]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
+}
+///The entries of a persist request (`glossaryEntry`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GlossaryEntriesBatch {
+    ///Absent means none.
+    #[serde(
+        rename = "glossaryEntry",
+        default,
+        skip_serializing_if = "::std::vec::Vec::is_empty"
+    )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
+}
+/**The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as
+for ServiceType (D-47).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GlossaryEntriesPerformRequest {
+    pub actions: ActionsBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+}
+/**The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GlossaryEntriesPersistRequest {
+    #[serde(rename = "glossaryEntries")]
+    pub glossary_entries: GlossaryEntriesBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
 }
 /**A glossary entry (a term or a sentence). `meta` keys: `value` (text, with `loc`), `forbidden`
 (boolean), `lastEditedUsername`, `lastEditedDate` (timestamp). `links/itms` are the
@@ -736,6 +834,20 @@ pub struct KeywordRequest {
     #[serde(rename = "retrieveLinks", default)]
     pub retrieve_links: bool,
 }
+/**The request of keywords persist: the envelope of PimType with `kwds`, which is required (D-57).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeywordsPersistRequest {
+    pub kwds: KwdsBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+}
 /**A keyword. `path` is `/`-separated; the root is `/`; a keyword's path segment is its default
 name (D-15). `meta` keys: `creationDate`, `orderNumber` (integer), `parent` (parent name).
 `links` (`itms` of `type` `asset`, whose `itm` text is a linked asset tid) is present only when
@@ -774,6 +886,31 @@ pub struct Kwds {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub kwd: ::std::vec::Vec<Kwd>,
 }
+///The keywords of a persist request (`kwd`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KwdsBatch {
+    ///Absent means none.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub kwd: ::std::vec::Vec<Kwd>,
+}
+/**A group of links of one kind: `type` is `assetToProduct` or `assetToKeyword` (links persist,
+D-33) or `peoToProject` (PEO links persist, D-32); another kind is an item ERROR of each of its
+links. Each inner `itms` is one link, one item of the batch.
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkGroup {
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub itms: ::std::vec::Vec<Itms>,
+    #[serde(
+        rename = "type",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub type_: ::std::option::Option<::std::string::String>,
+}
 /**Links of a message, a keyword or a glossary entry: repeated `itms` groups (D-48). In a message,
 groups of `type` `peoToProject` (PEO link persist), `assetToProduct` and `assetToKeyword` (link
 persist); in a keyword, `type="asset"` with the linked asset tids as `itm` text; in a glossary
@@ -788,10 +925,39 @@ pub struct Links {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
 }
+/**The links of a persist request: groups (`itms`) whose `type` names the kind of link, each
+holding the links (inner `itms`) of that kind. At most 1,000 groups of at most 1,000 links
+each, and at most 1,000 links in all (D-37): the schema language cannot state the last rule,
+so the server refuses a request over it with 400 like any other limit.
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinksBatch {
+    ///Absent means none.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub itms: ::std::vec::Vec<LinkGroup>,
+}
+/**The request of links persist and of PEO links persist: the envelope of PimType with `links`, which is required (D-57).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinksRequest {
+    pub links: LinksBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+}
 ///Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[derive(
+    ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
+)]
 #[serde(transparent)]
-pub struct LocalTimestamp(::std::string::String);
+pub struct LocalTimestamp(pub ::std::string::String);
 impl ::std::ops::Deref for LocalTimestamp {
     type Target = ::std::string::String;
     fn deref(&self) -> &::std::string::String {
@@ -803,47 +969,20 @@ impl ::std::convert::From<LocalTimestamp> for ::std::string::String {
         value.0
     }
 }
+impl ::std::convert::From<::std::string::String> for LocalTimestamp {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for LocalTimestamp {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 impl ::std::str::FromStr for LocalTimestamp {
-    type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-            ::std::sync::LazyLock::new(|| {
-                ::regress::Regex::new("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$")
-                    .unwrap()
-            });
-        if PATTERN.find(value).is_none() {
-            return Err(
-                "doesn't match pattern \"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$\""
-                    .into(),
-            );
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for LocalTimestamp {
-    type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LocalTimestamp {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LocalTimestamp {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
     }
 }
 /**A locale. `meta` carries the boolean keys `contentLocale`, `defaultContentLocale`,
@@ -866,7 +1005,7 @@ pub struct Locale {
     pub name: ::std::option::Option<::std::string::String>,
     ///Format `<language>_<COUNTRY>`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<LocaleTid>,
+    pub tid: ::std::option::Option<::std::string::String>,
 }
 /**Present only when requested (`exportConfig`): `itms` (attributes `mode`, `type` seen
 `dateFormat`) with `itm` key `customDateFormatsEnabled` (boolean, as text).
@@ -880,7 +1019,8 @@ pub struct LocaleConfig {
 }
 /**When `ids` is set, `mode` must be `ID`; when `tids` is set, `mode` must be `TID`. `ALL` returns
 all locales, `CONTENT` content locales, `FRONTEND` frontend locales. `ID` and `TID` need a
-non-empty list; a violation of these rules is 400 (D-45).
+non-empty list; a violation of these rules is 400 (D-45). The rules are stated in `allOf`, each
+with the text of its refusal (`x-message`).
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -959,58 +1099,6 @@ impl ::std::convert::TryFrom<::std::string::String> for LocaleRequestMode {
         value.parse()
     }
 }
-///Format `<language>_<COUNTRY>`.
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-#[serde(transparent)]
-pub struct LocaleTid(::std::string::String);
-impl ::std::ops::Deref for LocaleTid {
-    type Target = ::std::string::String;
-    fn deref(&self) -> &::std::string::String {
-        &self.0
-    }
-}
-impl ::std::convert::From<LocaleTid> for ::std::string::String {
-    fn from(value: LocaleTid) -> Self {
-        value.0
-    }
-}
-impl ::std::str::FromStr for LocaleTid {
-    type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-            ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[a-z]{2,3}_[A-Z]{2}$").unwrap());
-        if PATTERN.find(value).is_none() {
-            return Err("doesn't match pattern \"^[a-z]{2,3}_[A-Z]{2}$\"".into());
-        }
-        Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for LocaleTid {
-    type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LocaleTid {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LocaleTid {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
-    }
-}
 ///Locales (`locale`); attribute `mode` (seen `delta`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1024,7 +1112,8 @@ pub struct Locales {
 }
 /**A text message from a user or the system (for example an upload notification). Either
 `recipientUser` or `recipientRole` must be given, not both empty; when both are given the role
-takes precedence. No other field is required (D-34).
+takes precedence. No other field is required (D-34). The rule is checked for every message
+before any is stored: a request with messages breaking it is 400, one ERROR record each.
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1168,7 +1257,7 @@ impl ::std::default::Default for MessageSeverity {
         MessageSeverity::Info
     }
 }
-///`MessagesPersistRequest`
+///The messages to store, at most 1,000 (D-37).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MessagesPersistRequest {
@@ -1217,7 +1306,23 @@ that locale. Kept in the default-JSON shape in compact JSON (D-08).
 pub struct Name {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub itm: ::std::vec::Vec<Itm>,
+    pub itm: ::std::vec::Vec<NameItm>,
+}
+/**One name: an `itm` of a `name`, with the shape of `Itm`; a name has at most 255 characters
+(D-56).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NameItm {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub key: ::std::option::Option<::std::string::String>,
+    ///Locale tid.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub loc: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pos: ::std::option::Option<i32>,
+    ///The name; an empty element has the empty string (D-54).
+    pub value: ::std::string::String,
 }
 /**A classification node: `class` (tid of the classification), `id`, `parentId` (absent for the
 root node), `path` (`/`-separated), `parentPath`; child `name`; child `attr` entries (no
@@ -1629,11 +1734,13 @@ pub struct ResponsesType {
 }
 /**Format `major.minor.patch`. The version used throughout is `5.6.0`, and every response carries
 it. A request may omit it or carry any `5.y.z`; another major version or another format is
-rejected with 400 (D-09).
+rejected with 400 (D-09). `x-message` words the refusal; `{value}` stands for the value sent.
 */
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[derive(
+    ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
+)]
 #[serde(transparent)]
-pub struct SchemaVersion(::std::string::String);
+pub struct SchemaVersion(pub ::std::string::String);
 impl ::std::ops::Deref for SchemaVersion {
     type Target = ::std::string::String;
     fn deref(&self) -> &::std::string::String {
@@ -1645,41 +1752,20 @@ impl ::std::convert::From<SchemaVersion> for ::std::string::String {
         value.0
     }
 }
+impl ::std::convert::From<::std::string::String> for SchemaVersion {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for SchemaVersion {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 impl ::std::str::FromStr for SchemaVersion {
-    type Err = self::error::ConversionError;
-    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-            ::std::sync::LazyLock::new(|| ::regress::Regex::new("^\\d+\\.\\d+\\.\\d+$").unwrap());
-        if PATTERN.find(value).is_none() {
-            return Err("doesn't match pattern \"^\\d+\\.\\d+\\.\\d+$\"".into());
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for SchemaVersion {
-    type Error = self::error::ConversionError;
-    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for SchemaVersion {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SchemaVersion {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
     }
 }
 /**The general root type accepted by the transform operation and by the glossary-entry perform
@@ -1866,6 +1952,9 @@ impl core_api_support::Described for Itms {
 impl core_api_support::Described for Name {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::NAME;
 }
+impl core_api_support::Described for NameItm {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::NAME_ITM;
+}
 impl core_api_support::Described for Links {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::LINKS;
 }
@@ -1958,6 +2047,35 @@ impl core_api_support::Described for Actions {
 }
 impl core_api_support::Described for Action {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::ACTION;
+}
+impl core_api_support::Described for KeywordsPersistRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::KEYWORDS_PERSIST_REQUEST;
+}
+impl core_api_support::Described for KwdsBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::KWDS_BATCH;
+}
+impl core_api_support::Described for GlossaryEntriesPersistRequest {
+    const SCHEMA: &'static core_api_support::Schema =
+        &crate::tables::GLOSSARY_ENTRIES_PERSIST_REQUEST;
+}
+impl core_api_support::Described for GlossaryEntriesBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::GLOSSARY_ENTRIES_BATCH;
+}
+impl core_api_support::Described for GlossaryEntriesPerformRequest {
+    const SCHEMA: &'static core_api_support::Schema =
+        &crate::tables::GLOSSARY_ENTRIES_PERFORM_REQUEST;
+}
+impl core_api_support::Described for ActionsBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::ACTIONS_BATCH;
+}
+impl core_api_support::Described for LinksRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::LINKS_REQUEST;
+}
+impl core_api_support::Described for LinksBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::LINKS_BATCH;
+}
+impl core_api_support::Described for LinkGroup {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::LINK_GROUP;
 }
 impl core_api_support::Described for LocaleRequest {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::LOCALE_REQUEST;

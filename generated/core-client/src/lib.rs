@@ -49,6 +49,14 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub action: ::std::vec::Vec<Action>,
     }
+    ///The actions of a perform request (`action`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct ActionsBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub action: ::std::vec::Vec<Action>,
+    }
     /**A node attribute. Accepted values of `level`, `inheritance` and `restriction` are the values
     seen unless the installation configures more; another value is an item `ERROR` (D-52).
     */
@@ -477,31 +485,25 @@ pub mod types {
     ///Map of component name (string) to component status (string, `ACTIVE` or `INACTIVE`, D-35).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
-    pub struct Components(
-        pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    );
+    pub struct Components(pub ::std::collections::BTreeMap<::std::string::String, ComponentsValue>);
     impl ::std::ops::Deref for Components {
-        type Target = ::std::collections::BTreeMap<::std::string::String, ::std::string::String>;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
+        type Target = ::std::collections::BTreeMap<::std::string::String, ComponentsValue>;
+        fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, ComponentsValue> {
             &self.0
         }
     }
     impl ::std::convert::From<Components>
-        for ::std::collections::BTreeMap<::std::string::String, ::std::string::String>
+        for ::std::collections::BTreeMap<::std::string::String, ComponentsValue>
     {
         fn from(value: Components) -> Self {
             value.0
         }
     }
-    impl
-        ::std::convert::From<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        > for Components
+    impl ::std::convert::From<::std::collections::BTreeMap<::std::string::String, ComponentsValue>>
+        for Components
     {
         fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+            value: ::std::collections::BTreeMap<::std::string::String, ComponentsValue>,
         ) -> Self {
             Self(value)
         }
@@ -510,6 +512,57 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
     pub struct ComponentsRequest {}
+    ///`ComponentsValue`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+    )]
+    pub enum ComponentsValue {
+        #[serde(rename = "ACTIVE")]
+        Active,
+        #[serde(rename = "INACTIVE")]
+        Inactive,
+    }
+    impl ::std::fmt::Display for ComponentsValue {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Active => f.write_str("ACTIVE"),
+                Self::Inactive => f.write_str("INACTIVE"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ComponentsValue {
+        type Err = self::error::ConversionError;
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "ACTIVE" => Ok(Self::Active),
+                "INACTIVE" => Ok(Self::Inactive),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ComponentsValue {
+        type Error = self::error::ConversionError;
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ComponentsValue {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///Default domain value (only when requested).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -576,6 +629,48 @@ pub mod types {
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
         pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
+    }
+    ///The entries of a persist request (`glossaryEntry`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct GlossaryEntriesBatch {
+        ///Absent means none.
+        #[serde(
+            rename = "glossaryEntry",
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty"
+        )]
+        pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
+    }
+    /**The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as
+    for ServiceType (D-47).
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct GlossaryEntriesPerformRequest {
+        pub actions: ActionsBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
+    }
+    /**The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).
+     */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct GlossaryEntriesPersistRequest {
+        #[serde(rename = "glossaryEntries")]
+        pub glossary_entries: GlossaryEntriesBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
     }
     /**A glossary entry (a term or a sentence). `meta` keys: `value` (text, with `loc`), `forbidden`
     (boolean), `lastEditedUsername`, `lastEditedDate` (timestamp). `links/itms` are the
@@ -679,6 +774,20 @@ pub mod types {
         #[serde(rename = "retrieveLinks", default)]
         pub retrieve_links: bool,
     }
+    /**The request of keywords persist: the envelope of PimType with `kwds`, which is required (D-57).
+     */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct KeywordsPersistRequest {
+        pub kwds: KwdsBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
+    }
     /**A keyword. `path` is `/`-separated; the root is `/`; a keyword's path segment is its default
     name (D-15). `meta` keys: `creationDate`, `orderNumber` (integer), `parent` (parent name).
     `links` (`itms` of `type` `asset`, whose `itm` text is a linked asset tid) is present only when
@@ -716,6 +825,29 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub kwd: ::std::vec::Vec<Kwd>,
     }
+    ///The keywords of a persist request (`kwd`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct KwdsBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub kwd: ::std::vec::Vec<Kwd>,
+    }
+    /**A group of links of one kind: `type` is `assetToProduct` or `assetToKeyword` (links persist,
+    D-33) or `peoToProject` (PEO links persist, D-32); another kind is an item ERROR of each of its
+    links. Each inner `itms` is one link, one item of the batch.
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinkGroup {
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub itms: ::std::vec::Vec<Itms>,
+        #[serde(
+            rename = "type",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub type_: ::std::option::Option<::std::string::String>,
+    }
     /**Links of a message, a keyword or a glossary entry: repeated `itms` groups (D-48). In a message,
     groups of `type` `peoToProject` (PEO link persist), `assetToProduct` and `assetToKeyword` (link
     persist); in a keyword, `type="asset"` with the linked asset tids as `itm` text; in a glossary
@@ -729,10 +861,38 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub itms: ::std::vec::Vec<Itms>,
     }
+    /**The links of a persist request: groups (`itms`) whose `type` names the kind of link, each
+    holding the links (inner `itms`) of that kind. At most 1,000 groups of at most 1,000 links
+    each, and at most 1,000 links in all (D-37): the schema language cannot state the last rule,
+    so the server refuses a request over it with 400 like any other limit.
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinksBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub itms: ::std::vec::Vec<LinkGroup>,
+    }
+    /**The request of links persist and of PEO links persist: the envelope of PimType with `links`, which is required (D-57).
+     */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct LinksRequest {
+        pub links: LinksBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
+    }
     ///Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[derive(
+        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
+    )]
     #[serde(transparent)]
-    pub struct LocalTimestamp(::std::string::String);
+    pub struct LocalTimestamp(pub ::std::string::String);
     impl ::std::ops::Deref for LocalTimestamp {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
@@ -744,47 +904,20 @@ pub mod types {
             value.0
         }
     }
+    impl ::std::convert::From<::std::string::String> for LocalTimestamp {
+        fn from(value: ::std::string::String) -> Self {
+            Self(value)
+        }
+    }
+    impl ::std::fmt::Display for LocalTimestamp {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            self.0.fmt(f)
+        }
+    }
     impl ::std::str::FromStr for LocalTimestamp {
-        type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::regress::Regex::new("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$")
-                        .unwrap()
-                });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$\""
-                        .into(),
-                );
-            }
+        type Err = ::std::convert::Infallible;
+        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for LocalTimestamp {
-        type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for LocalTimestamp {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for LocalTimestamp {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     /**A locale. `meta` carries the boolean keys `contentLocale`, `defaultContentLocale`,
@@ -807,7 +940,7 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Format `<language>_<COUNTRY>`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tid: ::std::option::Option<LocaleTid>,
+        pub tid: ::std::option::Option<::std::string::String>,
     }
     /**Present only when requested (`exportConfig`): `itms` (attributes `mode`, `type` seen
     `dateFormat`) with `itm` key `customDateFormatsEnabled` (boolean, as text).
@@ -820,7 +953,8 @@ pub mod types {
     }
     /**When `ids` is set, `mode` must be `ID`; when `tids` is set, `mode` must be `TID`. `ALL` returns
     all locales, `CONTENT` content locales, `FRONTEND` frontend locales. `ID` and `TID` need a
-    non-empty list; a violation of these rules is 400 (D-45).
+    non-empty list; a violation of these rules is 400 (D-45). The rules are stated in `allOf`, each
+    with the text of its refusal (`x-message`).
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -897,60 +1031,6 @@ pub mod types {
             value.parse()
         }
     }
-    ///Format `<language>_<COUNTRY>`.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct LocaleTid(::std::string::String);
-    impl ::std::ops::Deref for LocaleTid {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<LocaleTid> for ::std::string::String {
-        fn from(value: LocaleTid) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for LocaleTid {
-        type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::regress::Regex::new("^[a-z]{2,3}_[A-Z]{2}$").unwrap()
-                });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[a-z]{2,3}_[A-Z]{2}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for LocaleTid {
-        type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for LocaleTid {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for LocaleTid {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///Locales (`locale`); attribute `mode` (seen `delta`).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -963,7 +1043,8 @@ pub mod types {
     }
     /**A text message from a user or the system (for example an upload notification). Either
     `recipientUser` or `recipientRole` must be given, not both empty; when both are given the role
-    takes precedence. No other field is required (D-34).
+    takes precedence. No other field is required (D-34). The rule is checked for every message
+    before any is stored: a request with messages breaking it is 400, one ERROR record each.
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -1127,7 +1208,7 @@ pub mod types {
             Self::ResponsesType(value)
         }
     }
-    ///`MessagesPersistRequest`
+    ///The messages to store, at most 1,000 (D-37).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct MessagesPersistRequest {
@@ -1173,7 +1254,23 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct Name {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub itm: ::std::vec::Vec<Itm>,
+        pub itm: ::std::vec::Vec<NameItm>,
+    }
+    /**One name: an `itm` of a `name`, with the shape of `Itm`; a name has at most 255 characters
+    (D-56).
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct NameItm {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub key: ::std::option::Option<::std::string::String>,
+        ///Locale tid.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub loc: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pos: ::std::option::Option<i32>,
+        ///The name; an empty element has the empty string (D-54).
+        pub value: ::std::string::String,
     }
     /**A classification node: `class` (tid of the classification), `id`, `parentId` (absent for the
     root node), `path` (`/`-separated), `parentPath`; child `name`; child `attr` entries (no
@@ -1574,11 +1671,13 @@ pub mod types {
     }
     /**Format `major.minor.patch`. The version used throughout is `5.6.0`, and every response carries
     it. A request may omit it or carry any `5.y.z`; another major version or another format is
-    rejected with 400 (D-09).
+    rejected with 400 (D-09). `x-message` words the refusal; `{value}` stands for the value sent.
     */
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[derive(
+        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
+    )]
     #[serde(transparent)]
-    pub struct SchemaVersion(::std::string::String);
+    pub struct SchemaVersion(pub ::std::string::String);
     impl ::std::ops::Deref for SchemaVersion {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
@@ -1590,43 +1689,20 @@ pub mod types {
             value.0
         }
     }
+    impl ::std::convert::From<::std::string::String> for SchemaVersion {
+        fn from(value: ::std::string::String) -> Self {
+            Self(value)
+        }
+    }
+    impl ::std::fmt::Display for SchemaVersion {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            self.0.fmt(f)
+        }
+    }
     impl ::std::str::FromStr for SchemaVersion {
-        type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::regress::Regex::new("^\\d+\\.\\d+\\.\\d+$").unwrap()
-                });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^\\d+\\.\\d+\\.\\d+$\"".into());
-            }
+        type Err = ::std::convert::Infallible;
+        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SchemaVersion {
-        type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SchemaVersion {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SchemaVersion {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     /**The general root type accepted by the transform operation and by the glossary-entry perform
@@ -2167,7 +2243,10 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
     an update whose `parentId` or `parentPath` differs from the stored parent is "Keyword '<path>'
     cannot be moved to another parent". `meta` and `links` of a persisted `kwd` are not written
     (links are written by links persist, D-33). A new keyword's `orderNumber` follows its last
-    sibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37).
+    sibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37). A path holds at most
+    1,024 characters (`Kwd.path`, D-56): a create, or a rename that lengthens the paths below it,
+    that would make a longer one is "A keyword path has at most 1024 characters; this one would
+    have <length>".
 
 
     Sends a `POST` request to `/api/core/v1/common/keywords/persist`
@@ -2175,7 +2254,7 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
     */
     pub async fn keywords_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::KeywordsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/common/keywords/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -2257,7 +2336,7 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     */
     pub async fn glossary_entries_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::GlossaryEntriesPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/common/glossaryEntries/persist",
@@ -2337,7 +2416,7 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     */
     pub async fn glossary_entries_perform<'a>(
         &'a self,
-        body: &'a types::ServiceType,
+        body: &'a types::GlossaryEntriesPerformRequest,
     ) -> Result<ResponseValue<types::ServiceType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/common/glossaryEntries/perform",
@@ -2572,7 +2651,7 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     */
     pub async fn links_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::LinksRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/common/links/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3797,7 +3876,7 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     */
     pub async fn peos_links_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::LinksRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/peo/peos/links/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3879,7 +3958,7 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
         asset_id: Option<i64>,
         asset_tid: Option<&'a str>,
         format: Option<&'a str>,
-        version_number: Option<::std::num::NonZeroU32>,
+        version_number: Option<i32>,
         version_tid: Option<&'a str>,
     ) -> Result<ResponseValue<ByteStream>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/dam/assets/versions/bin", self.baseurl,);

@@ -4,11 +4,17 @@
 //! forbidden flag and last edit travel in `meta`, its translations in `links/itms`, one group per
 //! locale. Persist replaces the translations of the locales it names and keeps the others.
 
-use core_api::types::{Action, GlossaryEntry, Itm, MetaItm, ResponseType, ResponseTypeStatus};
-use sqlx::Row;
+use core_api::types::{Action, GlossaryEntry, ResponseType, ResponseTypeStatus};
 
-use super::super::batch::{self, ItemError, Tx};
-use crate::error::ApiError;
+use super::super::batch::{self, Apply, ItemError, Scope, Tx};
+use crate::{
+    error::ApiError,
+    repr::{DecodeError, Problem},
+    storage::{
+        glossary::{self as stored, Entry, Fields, Translation},
+        records::{self, GLOSSARIES, GLOSSARY_ENTRIES, Identity, LOCALES},
+    },
+};
 
 /// The `dataType` of glossary entry records.
 const DATA_TYPE: &str = "glossaryEntry";
@@ -17,39 +23,7 @@ const DATA_TYPE: &str = "glossaryEntry";
 /// `glossary_entries`): another value is an item error, not a 400, so the schema lists no enum.
 const ENTRY_TYPES: [&str; 2] = ["term", "sentence"];
 
-/// The record that echoes an entry item: what identifies it, before it is applied.
-pub(crate) fn echo(entry: &GlossaryEntry) -> ResponseType {
-    let updating = entry.id.is_some() || entry.tid.is_some();
-    let mut record = batch::record(
-        DATA_TYPE,
-        if updating { "update" } else { "create" },
-        ResponseTypeStatus::Error,
-        "",
-    );
-    record.id = entry.id;
-    record.tid = entry.tid.clone();
-    record
-}
-
-/// What an entry's `meta` says; each field only when given.
-#[derive(Default)]
-struct Fields {
-    value: Option<String>,
-    forbidden: Option<bool>,
-    last_edited_username: Option<String>,
-    last_edited_date: Option<String>,
-}
-
-/// A translation: a `links/itms` group.
-struct Translation {
-    loc: Option<String>,
-    mode: Option<String>,
-    type_: Option<String>,
-    similarity: Option<i64>,
-    fields: Fields,
-}
-
-/// Reads the keys of an entry's `meta` or of a translation's items.
+/// Reads the keys of an entry's `meta` or of a translation's items; the similarity too.
 fn fields<'a>(
     items: impl Iterator<Item = (&'a str, &'a str)>,
     echo: &ResponseType,
@@ -93,7 +67,7 @@ fn meta_fields(entry: &GlossaryEntry, echo: &ResponseType) -> Result<Fields, Ite
         .meta
         .iter()
         .flat_map(|meta| &meta.itm)
-        .map(|MetaItm { key, value, .. }| (key.as_str(), value.as_str()));
+        .map(|item| (item.key.as_str(), item.value.as_str()));
     Ok(fields(items, echo)?.0)
 }
 
@@ -103,7 +77,7 @@ fn translations(entry: &GlossaryEntry, echo: &ResponseType) -> Result<Vec<Transl
         let items = group
             .itm
             .iter()
-            .filter_map(|Itm { key, value, .. }| key.as_deref().map(|key| (key, value.as_str())));
+            .filter_map(|item| item.key.as_deref().map(|key| (key, item.value.as_str())));
         let (fields, similarity) = fields(items, echo)?;
         translations.push(Translation {
             loc: group.loc.clone(),
@@ -116,217 +90,152 @@ fn translations(entry: &GlossaryEntry, echo: &ResponseType) -> Result<Vec<Transl
     Ok(translations)
 }
 
-/// Creates or updates one entry in its transaction: with `id` or `tid` an update, otherwise a
-/// create in the glossary `parentId` or `parentTid` names.
-pub(crate) async fn persist(
-    transaction: &mut Tx,
-    entry: &GlossaryEntry,
-    user: &str,
-    now: &str,
-) -> Result<ResponseType, ItemError> {
-    let echo = echo(entry);
-    let mut fields = meta_fields(entry, &echo)?;
-    let translations = translations(entry, &echo)?;
-    if let Some(type_) = &entry.type_
-        && !ENTRY_TYPES.contains(&type_.as_str())
-    {
-        return Err(batch::refuse(
-            &echo,
-            format!("Unknown translation entry type '{type_}'"),
-        ));
+/// `glossaryEntries/persist`: each entry created or updated in its transaction.
+pub(crate) struct Persist;
+
+impl Apply for Persist {
+    type Item = GlossaryEntry;
+
+    fn echo(entry: &GlossaryEntry) -> ResponseType {
+        let updating = entry.id.is_some() || entry.tid.is_some();
+        let mut record = batch::record(
+            DATA_TYPE,
+            if updating { "update" } else { "create" },
+            ResponseTypeStatus::Error,
+            "",
+        );
+        record.id = entry.id;
+        record.tid = entry.tid.clone();
+        record
     }
-    if let Some(loc) = &entry.loc {
-        check_locale(transaction, loc, &echo).await?;
-    }
-    for loc in translations
-        .iter()
-        .filter_map(|translation| translation.loc.as_deref())
-    {
-        check_locale(transaction, loc, &echo).await?;
-    }
-    // The service records who edited last and when, unless the message says it.
-    fields
-        .last_edited_username
-        .get_or_insert_with(|| user.to_string());
-    fields
-        .last_edited_date
-        .get_or_insert_with(|| now.to_string());
-    let glossary =
-        match (entry.parent_id, entry.parent_tid.as_deref()) {
-            (None, None) => None,
-            (id, tid) => Some(find_glossary(transaction, id, tid).await?.ok_or_else(|| {
-                batch::refuse(&echo, "There is no glossary with the given identity")
-            })?),
-        };
-    let updating = entry.id.is_some() || entry.tid.is_some();
-    let (id, tid, action, description) = if updating {
-        let (id, tid) = find_entry(transaction, entry.id, entry.tid.as_deref())
-            .await?
-            .ok_or_else(|| {
-                let identity = entry
-                    .id
-                    .map(|id| id.to_string())
-                    .or_else(|| entry.tid.clone())
-                    .unwrap_or_default();
-                batch::refuse(
-                    &echo,
-                    format!("Sentence with identity '{identity}' not found."),
-                )
-            })?;
-        sqlx::query(
-            "UPDATE glossary_entries SET glossary_id = COALESCE($1, glossary_id), \
-             loc = COALESCE($2, loc), type = COALESCE($3, type), value = COALESCE($4, value), \
-             forbidden = COALESCE($5, forbidden), last_edited_username = $6, last_edited_date = $7 \
-             WHERE id = $8",
-        )
-        .bind(glossary)
-        .bind(entry.loc.as_deref())
-        .bind(entry.type_.as_deref())
-        .bind(fields.value.as_deref())
-        .bind(fields.forbidden)
-        .bind(fields.last_edited_username.as_deref())
-        .bind(fields.last_edited_date.as_deref())
-        .bind(id)
-        .execute(&mut **transaction)
-        .await?;
-        (
-            id,
-            tid,
-            "update",
-            "The glossary entry has been updated successfully",
-        )
-    } else {
-        let Some(glossary) = glossary else {
+
+    /// With `id` or `tid` an update, otherwise a create in the glossary `parentId` or
+    /// `parentTid` names.
+    async fn apply<'a>(
+        transaction: &'a mut Tx,
+        entry: &'a GlossaryEntry,
+        scope: &'a Scope<'a>,
+    ) -> Result<ResponseType, ItemError> {
+        let echo = Persist::echo(entry);
+        let mut fields = meta_fields(entry, &echo)?;
+        let translations = translations(entry, &echo)?;
+        if let Some(type_) = &entry.type_
+            && !ENTRY_TYPES.contains(&type_.as_str())
+        {
             return Err(batch::refuse(
                 &echo,
-                "Glossary entry does not contain a link to a glossary",
+                format!("Unknown translation entry type '{type_}'"),
             ));
+        }
+        let locales = entry.loc.iter().chain(
+            translations
+                .iter()
+                .filter_map(|translation| translation.loc.as_ref()),
+        );
+        for loc in locales {
+            if records::find(&mut **transaction, &LOCALES, Identity::Key(loc))
+                .await?
+                .is_none()
+            {
+                return Err(batch::refuse(&echo, format!("Unknown locale '{loc}'")));
+            }
+        }
+        // The service records who edited last and when, unless the message says it.
+        fields
+            .last_edited_username
+            .get_or_insert_with(|| scope.caller.user.clone());
+        fields
+            .last_edited_date
+            .get_or_insert_with(|| scope.now.to_string());
+        let glossary = match (entry.parent_id, entry.parent_tid.as_deref()) {
+            (None, None) => None,
+            (Some(id), _) => Some(find_glossary(transaction, Identity::Id(id), &echo).await?),
+            (None, Some(tid)) => Some(find_glossary(transaction, Identity::Key(tid), &echo).await?),
         };
-        let Some(loc) = entry.loc.as_deref() else {
-            return Err(batch::refuse(&echo, "Missing required value 'loc'"));
+        let identity = match (entry.tid.as_deref(), entry.id) {
+            (Some(tid), _) => Some(Identity::Key(tid)),
+            (None, Some(id)) => Some(Identity::Id(id)),
+            (None, None) => None,
         };
-        let Some(type_) = entry.type_.as_deref() else {
-            return Err(batch::refuse(&echo, "Missing required value 'type'"));
+        let (id, tid, action, description) = match identity {
+            Some(identity) => {
+                let (id, tid) = find_entry(transaction, identity).await?.ok_or_else(|| {
+                    let identity = entry
+                        .id
+                        .map(|id| id.to_string())
+                        .or_else(|| entry.tid.clone())
+                        .unwrap_or_default();
+                    batch::refuse(
+                        &echo,
+                        format!("Sentence with identity '{identity}' not found."),
+                    )
+                })?;
+                let change = Entry {
+                    glossary,
+                    loc: entry.loc.as_deref(),
+                    type_: entry.type_.as_deref(),
+                    fields: &fields,
+                };
+                stored::update(transaction, id, &change).await?;
+                (
+                    id,
+                    tid,
+                    "update",
+                    "The glossary entry has been updated successfully",
+                )
+            }
+            None => {
+                let Some(glossary) = glossary else {
+                    return Err(batch::refuse(
+                        &echo,
+                        "Glossary entry does not contain a link to a glossary",
+                    ));
+                };
+                let Some(loc) = entry.loc.as_deref() else {
+                    return Err(batch::refuse(&echo, "Missing required value 'loc'"));
+                };
+                let Some(type_) = entry.type_.as_deref() else {
+                    return Err(batch::refuse(&echo, "Missing required value 'type'"));
+                };
+                let tid = uuid::Uuid::new_v4().to_string();
+                let id = stored::insert(transaction, &tid, glossary, loc, type_, &fields).await?;
+                (
+                    id,
+                    tid,
+                    "create",
+                    "The glossary entry has been created successfully",
+                )
+            }
         };
-        let tid = uuid::Uuid::new_v4().to_string();
-        let row = sqlx::query(
-            "INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
-             last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-             RETURNING id",
-        )
-        .bind(&tid)
-        .bind(glossary)
-        .bind(loc)
-        .bind(type_)
-        .bind(fields.value.as_deref())
-        .bind(fields.forbidden.unwrap_or(false))
-        .bind(fields.last_edited_username.as_deref())
-        .bind(fields.last_edited_date.as_deref())
-        .fetch_one(&mut **transaction)
-        .await?;
-        (
-            row.try_get("id")?,
-            tid,
-            "create",
-            "The glossary entry has been created successfully",
-        )
-    };
-    for translation in &translations {
-        sqlx::query(
-            "DELETE FROM glossary_translations WHERE entry_id = $1 AND loc IS NOT DISTINCT FROM $2",
-        )
-        .bind(id)
-        .bind(translation.loc.as_deref())
-        .execute(&mut **transaction)
-        .await?;
-        sqlx::query(
-            "INSERT INTO glossary_translations (entry_id, loc, mode, type, similarity, value, \
-             forbidden, last_edited_username, last_edited_date) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(id)
-        .bind(translation.loc.as_deref())
-        .bind(translation.mode.as_deref())
-        .bind(translation.type_.as_deref())
-        .bind(translation.similarity)
-        .bind(translation.fields.value.as_deref())
-        .bind(translation.fields.forbidden.unwrap_or(false))
-        .bind(
-            translation
-                .fields
-                .last_edited_username
-                .as_deref()
-                .or(fields.last_edited_username.as_deref()),
-        )
-        .bind(
-            translation
-                .fields
-                .last_edited_date
-                .as_deref()
-                .or(fields.last_edited_date.as_deref()),
-        )
-        .execute(&mut **transaction)
-        .await?;
+        for translation in &translations {
+            stored::set_translation(transaction, id, translation, &fields).await?;
+        }
+        let mut record = batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, description);
+        record.id = Some(id);
+        record.tid = Some(tid);
+        Ok(record)
     }
-    let mut record = batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, description);
-    record.id = Some(id);
-    record.tid = Some(tid);
-    Ok(record)
 }
 
-async fn check_locale(
-    transaction: &mut Tx,
-    loc: &str,
-    echo: &ResponseType,
-) -> Result<(), ItemError> {
-    let known = sqlx::query("SELECT id FROM locales WHERE tid = $1")
-        .bind(loc)
-        .fetch_optional(&mut **transaction)
-        .await?
-        .is_some();
-    if known {
-        Ok(())
-    } else {
-        Err(batch::refuse(echo, format!("Unknown locale '{loc}'")))
-    }
-}
-
-/// A glossary's id, by id or else by tid.
+/// A glossary's id, or the item's refusal.
 async fn find_glossary(
     transaction: &mut Tx,
-    id: Option<i64>,
-    tid: Option<&str>,
-) -> Result<Option<i64>, sqlx::Error> {
-    let query = match (id, tid) {
-        (Some(id), _) => sqlx::query("SELECT id FROM glossaries WHERE id = $1").bind(id),
-        (None, Some(tid)) => sqlx::query("SELECT id FROM glossaries WHERE tid = $1").bind(tid),
-        (None, None) => return Ok(None),
-    };
-    match query.fetch_optional(&mut **transaction).await? {
-        Some(row) => Ok(Some(row.try_get("id")?)),
-        None => Ok(None),
-    }
+    identity: Identity<'_>,
+    echo: &ResponseType,
+) -> Result<i64, ItemError> {
+    records::find(&mut **transaction, &GLOSSARIES, identity)
+        .await?
+        .map(|found| found.id)
+        .ok_or_else(|| batch::refuse(echo, "There is no glossary with the given identity"))
 }
 
-/// An entry's id and tid, by `tid` when given (it takes precedence), else by `id`.
+/// An entry's id and tid.
 async fn find_entry(
     transaction: &mut Tx,
-    id: Option<i64>,
-    tid: Option<&str>,
+    identity: Identity<'_>,
 ) -> Result<Option<(i64, String)>, sqlx::Error> {
-    let query = match (id, tid) {
-        (_, Some(tid)) => {
-            sqlx::query("SELECT id, tid FROM glossary_entries WHERE tid = $1").bind(tid)
-        }
-        (Some(id), None) => {
-            sqlx::query("SELECT id, tid FROM glossary_entries WHERE id = $1").bind(id)
-        }
-        (None, None) => return Ok(None),
-    };
-    match query.fetch_optional(&mut **transaction).await? {
-        Some(row) => Ok(Some((row.try_get("id")?, row.try_get("tid")?))),
-        None => Ok(None),
-    }
+    let found = records::find(&mut **transaction, &GLOSSARY_ENTRIES, identity).await?;
+    Ok(found.map(|found| (found.id, found.key.unwrap_or_default())))
 }
 
 /// The target glossary of a copy or move action: its `meta` key `glossaryId`.
@@ -339,113 +248,99 @@ fn target(action: &Action) -> Option<&str> {
         .map(|item| item.value.as_str())
 }
 
-/// Refuses the request when a `glossaryId` is not an integer (D-39): a wrong data type, 400.
-pub(crate) fn check_actions(actions: &[Action]) -> Result<(), ApiError> {
-    for (index, action) in actions.iter().enumerate() {
-        if let Some(value) = target(action)
-            && value.trim().parse::<i64>().is_err()
-        {
-            return Err(ApiError::Invalid(crate::repr::DecodeError {
-                path: format!("actions/action[{}]/meta/itm[@key='glossaryId']", index + 1),
-                problem: crate::repr::Problem::WrongType {
-                    expected: "integer",
-                    found: format!("{value:?}"),
-                },
-            }));
+/// `glossaryEntries/perform`: each action (delete, copy, move) applied in its transaction.
+pub(crate) struct Perform;
+
+impl Apply for Perform {
+    type Item = Action;
+
+    fn echo(action: &Action) -> ResponseType {
+        let mut record = batch::record(DATA_TYPE, &action.type_, ResponseTypeStatus::Error, "");
+        record.id = action.id;
+        record.tid = action.tid.clone();
+        record
+    }
+
+    /// Refuses the request when a `glossaryId` is not an integer (D-39): a wrong data type,
+    /// 400. (The rule ties an item's value to its key, which the schema language cannot.)
+    fn check(actions: &[Action]) -> Result<(), ApiError> {
+        for (index, action) in actions.iter().enumerate() {
+            if let Some(value) = target(action)
+                && value.trim().parse::<i64>().is_err()
+            {
+                return Err(ApiError::Invalid(DecodeError::at(
+                    format!("actions/action[{}]/meta/itm[@key='glossaryId']", index + 1),
+                    Problem::WrongType {
+                        expected: "integer",
+                        found: format!("{value:?}"),
+                    },
+                )));
+            }
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// The record that echoes an action.
-pub(crate) fn echo_action(action: &Action) -> ResponseType {
-    let mut record = batch::record(DATA_TYPE, &action.type_, ResponseTypeStatus::Error, "");
-    record.id = action.id;
-    record.tid = action.tid.clone();
-    record
-}
-
-/// Applies one action in its transaction: delete, copy or move an entry.
-pub(crate) async fn perform(
-    transaction: &mut Tx,
-    action: &Action,
-) -> Result<ResponseType, ItemError> {
-    let echo = echo_action(action);
-    if action.data_type != DATA_TYPE {
-        return Err(batch::refuse(
-            &echo,
-            format!("Unsupported data type '{}'", action.data_type),
-        ));
-    }
-    let kind = action.type_.as_str();
-    if !matches!(kind, "delete" | "copyToGlossary" | "moveToGlossary") {
-        return Err(batch::refuse(
-            &echo,
-            format!("Unsupported action type '{kind}'"),
-        ));
-    }
-    let (id, tid) = find_entry(transaction, action.id, action.tid.as_deref())
-        .await?
-        .ok_or_else(|| {
+    /// Deletes, copies or moves one entry.
+    async fn apply<'a>(
+        transaction: &'a mut Tx,
+        action: &'a Action,
+        _scope: &'a Scope<'a>,
+    ) -> Result<ResponseType, ItemError> {
+        let echo = Perform::echo(action);
+        if action.data_type != DATA_TYPE {
+            return Err(batch::refuse(
+                &echo,
+                format!("Unsupported data type '{}'", action.data_type),
+            ));
+        }
+        let kind = action.type_.as_str();
+        if !matches!(kind, "delete" | "copyToGlossary" | "moveToGlossary") {
+            return Err(batch::refuse(
+                &echo,
+                format!("Unsupported action type '{kind}'"),
+            ));
+        }
+        let identity = match (action.tid.as_deref(), action.id) {
+            (Some(tid), _) => Some(Identity::Key(tid)),
+            (None, Some(id)) => Some(Identity::Id(id)),
+            (None, None) => None,
+        };
+        let found = match identity {
+            Some(identity) => find_entry(transaction, identity).await?,
+            None => None,
+        };
+        let (id, tid) = found.ok_or_else(|| {
             batch::refuse(
                 &echo,
                 "There is no glossary entry with the given tid/identity",
             )
         })?;
-    let mut record = batch::record(DATA_TYPE, kind, ResponseTypeStatus::Success, "");
-    record.id = Some(id);
-    record.tid = Some(tid);
-    if kind == "delete" {
-        sqlx::query("DELETE FROM glossary_entries WHERE id = $1")
-            .bind(id)
-            .execute(&mut **transaction)
-            .await?;
-        record.description = Some("The glossary entry has been deleted successfully".to_string());
-        return Ok(record);
+        let mut record = batch::record(DATA_TYPE, kind, ResponseTypeStatus::Success, "");
+        record.id = Some(id);
+        record.tid = Some(tid);
+        if kind == "delete" {
+            stored::delete(transaction, id).await?;
+            record.description = Some("The glossary entry has been deleted successfully".into());
+            return Ok(record);
+        }
+        let glossary = match target(action) {
+            None => return Err(batch::refuse(&echo, "Missing required value 'glossaryId'")),
+            // `check` has refused a target that is not an integer.
+            Some(value) => value.trim().parse::<i64>().unwrap_or_default(),
+        };
+        let glossary = find_glossary(transaction, Identity::Id(glossary), &echo).await?;
+        if kind == "moveToGlossary" {
+            stored::move_to(transaction, id, glossary).await?;
+            record.description = Some("The glossary entry has been moved successfully".into());
+            return Ok(record);
+        }
+        let new_tid = uuid::Uuid::new_v4().to_string();
+        let new_id = stored::copy_to(transaction, id, glossary, &new_tid).await?;
+        record.description = Some("The glossary entry has been copied successfully".into());
+        record.details = Some(batch::details(&[
+            ("newId", &new_id.to_string()),
+            ("newTid", &new_tid),
+        ]));
+        Ok(record)
     }
-    let glossary = match target(action) {
-        None => return Err(batch::refuse(&echo, "Missing required value 'glossaryId'")),
-        Some(value) => value.trim().parse::<i64>().ok(),
-    };
-    let glossary = find_glossary(transaction, glossary, None)
-        .await?
-        .ok_or_else(|| batch::refuse(&echo, "There is no glossary with the given identity"))?;
-    if kind == "moveToGlossary" {
-        sqlx::query("UPDATE glossary_entries SET glossary_id = $1 WHERE id = $2")
-            .bind(glossary)
-            .bind(id)
-            .execute(&mut **transaction)
-            .await?;
-        record.description = Some("The glossary entry has been moved successfully".to_string());
-        return Ok(record);
-    }
-    let new_tid = uuid::Uuid::new_v4().to_string();
-    let new_id: i64 = sqlx::query(
-        "INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
-         last_edited_username, last_edited_date) \
-         SELECT $1, $2, loc, type, value, forbidden, last_edited_username, last_edited_date \
-         FROM glossary_entries WHERE id = $3 RETURNING id",
-    )
-    .bind(&new_tid)
-    .bind(glossary)
-    .bind(id)
-    .fetch_one(&mut **transaction)
-    .await?
-    .try_get("id")?;
-    sqlx::query(
-        "INSERT INTO glossary_translations (entry_id, loc, mode, type, similarity, value, \
-         forbidden, last_edited_username, last_edited_date) \
-         SELECT $1, loc, mode, type, similarity, value, forbidden, last_edited_username, \
-         last_edited_date FROM glossary_translations WHERE entry_id = $2 ORDER BY id",
-    )
-    .bind(new_id)
-    .bind(id)
-    .execute(&mut **transaction)
-    .await?;
-    record.description = Some("The glossary entry has been copied successfully".to_string());
-    record.details = Some(batch::details(&[
-        ("newId", &new_id.to_string()),
-        ("newTid", &new_tid),
-    ]));
-    Ok(record)
 }

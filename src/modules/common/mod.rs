@@ -1,9 +1,7 @@
 //! The Common module of the specification: one file per resource, the operations here.
 //!
-//! Implemented: `transform`, `localesRetrieve`, `keywordsRetrieve`, `keywordsPersist`,
-//! `componentsRetrieve`, `messagesPersist`, `glossaryEntriesPersist`, `glossaryEntriesPerform`,
-//! `linksPersist`: every operation of the module. The other operations answer 501 with a ResponseType body naming the
-//! operation, through the default methods of the generated `CommonApi` trait.
+//! Implemented: every operation of the module. A batch operation is one declaration (its
+//! [`Apply`](super::batch::Apply) in the resource's file) handed to `batch::answer`.
 
 mod components;
 mod glossary;
@@ -15,28 +13,29 @@ pub(crate) mod messages;
 use core_api::{
     CommonApi,
     types::{
-        Actions, Components, ComponentsRequest, KeywordRequest, Kwds, LocaleRequest, Locales,
-        MessagesPersistRequest, PimType, Responses, ResponsesType, ServiceType,
+        Components, ComponentsRequest, GlossaryEntriesPerformRequest,
+        GlossaryEntriesPersistRequest, KeywordRequest, KeywordsPersistRequest, Kwds, LinksRequest,
+        LocaleRequest, Locales, MessagesPersistRequest, PimType, ResponsesType, ServiceType,
     },
 };
 
 use super::{
     batch,
-    envelope::{self, accept_schema_version, answer_schema_version},
+    envelope::{self, answer_schema_version},
+    links::of,
 };
 use crate::{error::ApiError, http::host::Context, service::Service};
 
 impl CommonApi for Service {
-    /// The message was decoded from the request's representation by the host; answering it is
-    /// encoding it in the representation `Accept` names. Only `schemaVersion` is set to the
-    /// version this service speaks; nothing is stored.
+    /// The message was decoded (and its `schemaVersion` checked) from the request's
+    /// representation by the host; answering it is encoding it in the representation `Accept`
+    /// names, with the version this service speaks. Nothing is stored.
     async fn transform(
         &self,
         _context: &Context,
         input: ServiceType,
     ) -> Result<ServiceType, ApiError> {
         let mut message = input.0;
-        accept_schema_version(message.schema_version.as_ref())?;
         message.schema_version = answer_schema_version();
         Ok(ServiceType(message))
     }
@@ -66,101 +65,40 @@ impl CommonApi for Service {
 
     async fn messages_persist(
         &self,
-        _context: &Context,
+        context: &Context,
         input: MessagesPersistRequest,
     ) -> Result<ResponsesType, ApiError> {
-        batch::check_size("messages", input.messages.len())?;
-        messages::check(&input.messages)?;
-        let response = batch::run(
-            &self.database,
-            &input.messages,
-            messages::echo,
-            |transaction, message, now| Box::pin(messages::persist(transaction, message, now)),
-        )
-        .await;
-        let envelope = envelope::answer(self, None);
-        Ok(ResponsesType {
-            schema_version: envelope.schema_version,
-            meta: envelope.meta,
-            responses: Some(Responses { response }),
-        })
+        let answer =
+            batch::answer::<messages::Persist>(self, context, &input, &input.messages).await?;
+        Ok(envelope::responses_type(answer))
     }
 
     async fn glossary_entries_persist(
         &self,
         context: &Context,
-        input: PimType,
+        input: GlossaryEntriesPersistRequest,
     ) -> Result<PimType, ApiError> {
-        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
-        let entries = input
-            .glossary_entries
-            .ok_or_else(|| ApiError::missing("", "glossaryEntries"))?;
-        batch::check_size(
-            "glossaryEntries/glossaryEntry",
-            entries.glossary_entry.len(),
-        )?;
-        let user = context.caller.user.clone();
-        let response = batch::run(
-            &self.database,
-            &entries.glossary_entry,
-            glossary::echo,
-            move |transaction, entry, now| {
-                let user = user.clone();
-                Box::pin(async move { glossary::persist(transaction, entry, &user, now).await })
-            },
-        )
-        .await;
-        Ok(PimType {
-            responses: Some(Responses { response }),
-            ..envelope::answer(self, None)
-        })
+        let entries = &input.glossary_entries.glossary_entry;
+        batch::answer::<glossary::Persist>(self, context, &input, entries).await
     }
 
     async fn glossary_entries_perform(
         &self,
-        _context: &Context,
-        input: ServiceType,
+        context: &Context,
+        input: GlossaryEntriesPerformRequest,
     ) -> Result<ServiceType, ApiError> {
-        let input = input.0;
-        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
-        let Actions { action } = input
-            .actions
-            .ok_or_else(|| ApiError::missing("", "actions"))?;
-        batch::check_size("actions/action", action.len())?;
-        glossary::check_actions(&action)?;
-        let response = batch::run(
-            &self.database,
-            &action,
-            glossary::echo_action,
-            |transaction, action, _now| Box::pin(glossary::perform(transaction, action)),
-        )
-        .await;
-        Ok(ServiceType(PimType {
-            responses: Some(Responses { response }),
-            ..envelope::answer(self, None)
-        }))
+        let actions = &input.actions.action;
+        let answer = batch::answer::<glossary::Perform>(self, context, &input, actions).await?;
+        Ok(ServiceType(answer))
     }
 
-    async fn links_persist(&self, context: &Context, input: PimType) -> Result<PimType, ApiError> {
-        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
-        let links = input.links.ok_or_else(|| ApiError::missing("", "links"))?;
-        let links = links::of(&links);
-        batch::check_size("links/itms/itms", links.len())?;
-        let caller = context.caller.clone();
-        let response = batch::run(
-            &self.database,
-            &links,
-            links::echo,
-            move |transaction, link, _now| {
-                let caller = caller.clone();
-                Box::pin(async move { links::persist(transaction, &caller, link).await })
-            },
-        )
-        .await;
-        Ok(PimType {
-            responses: Some(Responses { response }),
-            ..envelope::answer(self, None)
-        })
+    async fn links_persist(
+        &self,
+        context: &Context,
+        input: LinksRequest,
+    ) -> Result<PimType, ApiError> {
+        let links = of(&input.links);
+        batch::answer::<links::Persist<'_>>(self, context, &input, &links).await
     }
 
     async fn keywords_retrieve(
@@ -177,22 +115,9 @@ impl CommonApi for Service {
 
     async fn keywords_persist(
         &self,
-        _context: &Context,
-        input: PimType,
+        context: &Context,
+        input: KeywordsPersistRequest,
     ) -> Result<PimType, ApiError> {
-        envelope::accept(input.schema_version.as_ref(), input.meta.as_ref())?;
-        let kwds = input.kwds.ok_or_else(|| ApiError::missing("", "kwds"))?;
-        batch::check_size("kwds/kwd", kwds.kwd.len())?;
-        let response = batch::run(
-            &self.database,
-            &kwds.kwd,
-            keywords::echo,
-            |transaction, kwd, now| Box::pin(keywords::persist(transaction, kwd, now)),
-        )
-        .await;
-        Ok(PimType {
-            responses: Some(Responses { response }),
-            ..envelope::answer(self, None)
-        })
+        batch::answer::<keywords::Persist>(self, context, &input, &input.kwds.kwd).await
     }
 }

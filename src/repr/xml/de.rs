@@ -11,7 +11,11 @@ use core_api_support::{Field, Node as XmlNode, Scalar, Type};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use super::dom::{Dom, NONE};
-use crate::repr::error::{DecodeError, Problem};
+use crate::repr::{
+    constraints,
+    error::{DecodeError, Problem},
+    path::Path,
+};
 
 /// A decoding error, with the path of the element it concerns once known.
 #[derive(Debug)]
@@ -97,13 +101,11 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let node = &self.dom.nodes[self.id as usize];
         if node.schema.is_none() {
-            let scalar = match self.dom.field_of(self.id).map(|field| field.ty) {
-                Some(Type::Scalar(scalar)) => scalar,
-                _ => Scalar::String,
-            };
+            let field = self.dom.field_of(self.id);
             return Text {
                 text: &node.text,
-                scalar,
+                scalar: field.map_or(Scalar::String, scalar_of),
+                field,
                 dom: self.dom,
                 id: self.id,
                 attribute: None,
@@ -137,6 +139,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
         Text {
             text: &node.text,
             scalar: Scalar::String,
+            field: self.dom.field_of(self.id),
             dom: self.dom,
             id: self.id,
             attribute: None,
@@ -154,13 +157,16 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
 struct Text<'t, 'd, 'a> {
     text: &'t str,
     scalar: Scalar,
+    /// The property the text fills, whose constraints it keeps.
+    field: Option<&'static Field>,
     dom: &'d Dom<'a>,
     id: u32,
     attribute: Option<&'static str>,
 }
 
 impl Text<'_, '_, '_> {
-    fn wrong(&self, expected: &'static str) -> Error {
+    /// A problem of the text, at its path (the element's, and the attribute's name).
+    fn error(&self, problem: Problem) -> Error {
         let mut path = self.dom.path(self.id);
         if let Some(attribute) = self.attribute {
             if !path.is_empty() {
@@ -168,13 +174,27 @@ impl Text<'_, '_, '_> {
             }
             path.push_str(attribute);
         }
-        Error::at(
-            path,
-            Problem::WrongType {
-                expected,
-                found: format!("{:?}", self.text),
-            },
-        )
+        Error::at(path, problem)
+    }
+
+    fn wrong(&self, expected: &'static str) -> Error {
+        self.error(Problem::WrongType {
+            expected,
+            found: format!("{:?}", self.text),
+        })
+    }
+
+    /// Refuses a text breaking the constraints of its property.
+    fn check(&self) -> Result<(), Error> {
+        match self.field {
+            Some(field) if constraints::constrains(field) => {
+                match constraints::scalar(field, self.scalar, self.text) {
+                    Some(problem) => Err(self.error(problem)),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -182,7 +202,10 @@ impl<'de> de::Deserializer<'de> for Text<'_, '_, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visit_scalar(self.text, self.scalar, visitor).map_err(|expected| self.wrong(expected))?
+        let value = visit_scalar(self.text, self.scalar, visitor)
+            .map_err(|expected| self.wrong(expected))?;
+        self.check()?;
+        value
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -203,6 +226,7 @@ impl<'de> de::Deserializer<'de> for Text<'_, '_, '_> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        self.check()?;
         let variant: de::value::StrDeserializer<'_, Error> = self.text.into_deserializer();
         visitor
             .visit_enum(variant)
@@ -276,6 +300,31 @@ impl<'d, 'a> Properties<'d, 'a> {
             yielded: 0,
             next_required: 0,
             pending: Pending::Nothing,
+        }
+    }
+
+    /// Refuses more elements of a repeated property than its `maxItems`.
+    fn check_count(&self, field: u16) -> Result<(), Error> {
+        let Some(limit) = self.fields[field as usize].max_items else {
+            return Ok(());
+        };
+        let node = &self.dom.nodes[self.id as usize];
+        let mut count = 0;
+        let mut child = node.first_child;
+        while child != NONE {
+            let sibling = &self.dom.nodes[child as usize];
+            count += usize::from(sibling.field == field);
+            child = sibling.next_sibling;
+        }
+        match constraints::items(&self.fields[field as usize], count) {
+            Some(problem) => {
+                let mut path = Path::new();
+                path.push(&self.dom.path(self.id));
+                path.push(self.fields[field as usize].xml_name);
+                debug_assert!(count > limit as usize);
+                Err(Error::at(path.as_str().to_string(), problem))
+            }
+            None => Ok(()),
         }
     }
 
@@ -354,6 +403,7 @@ impl<'de> MapAccess<'de> for Properties<'_, '_> {
                 seed.deserialize(Text {
                     text: &attribute.value,
                     scalar: scalar_of(field),
+                    field: Some(field),
                     dom: self.dom,
                     id: self.id,
                     attribute: Some(field.xml_name),
@@ -365,6 +415,7 @@ impl<'de> MapAccess<'de> for Properties<'_, '_> {
                 seed.deserialize(Text {
                     text: &node.text,
                     scalar,
+                    field,
                     dom: self.dom,
                     id: self.id,
                     attribute: None,
@@ -374,12 +425,15 @@ impl<'de> MapAccess<'de> for Properties<'_, '_> {
                 dom: self.dom,
                 id: child,
             }),
-            Pending::Sequence { field, first } => seed.deserialize(Sequence {
-                dom: self.dom,
-                field,
-                next: first,
-                empty: false,
-            }),
+            Pending::Sequence { field, first } => {
+                self.check_count(field)?;
+                seed.deserialize(Sequence {
+                    dom: self.dom,
+                    field,
+                    next: first,
+                    empty: false,
+                })
+            }
             Pending::Empty => seed.deserialize(Sequence {
                 dom: self.dom,
                 field: 0,

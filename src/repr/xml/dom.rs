@@ -396,12 +396,6 @@ impl<'a> Builder<'a, '_> {
                 "unexpected end tag".into(),
             )));
         };
-        let node = &self.dom.nodes[open.id as usize];
-        if let Some(schema) = node.schema
-            && !exactly_one_holds(schema, node.fields, open.seen)
-        {
-            return Err(self.error(Problem::ExactlyOneOf(schema.exactly_one_of.to_vec())));
-        }
         let id = open.id;
         self.dom.order_map_items(id);
         self.stack.pop();
@@ -483,25 +477,8 @@ static SCALAR: Schema = Schema {
     kind: Kind::Object(&[]),
     xml_root: None,
     compact: core_api_support::Compact::Same,
-    exactly_one_of: &[],
+    rules: &[],
 };
-
-/// Whether exactly one of the properties `schema` names in `x-exactly-one-of` is present, given
-/// the fields present as a bit mask by field index (always true when it names none).
-pub fn exactly_one_holds(schema: &Schema, fields: &[Field], present: u64) -> bool {
-    let names = schema.exactly_one_of;
-    names.is_empty()
-        || names
-            .iter()
-            .filter(|name| {
-                fields
-                    .iter()
-                    .position(|field| field.name == **name)
-                    .is_some_and(|index| present & (1 << index) != 0)
-            })
-            .count()
-            == 1
-}
 
 /// Resolves a character reference or one of the five predefined entities onto the end of `out`,
 /// allocating nothing of its own; nothing else is ever expanded.

@@ -17,11 +17,10 @@ use serde::de::{
 
 use super::{
     de::visit_scalar,
-    dom::exactly_one_holds,
     scan::{self, Decline, Scanner, Tag, Token},
 };
 use crate::repr::{
-    Limits,
+    Limits, constraints,
     text::{is_blank, same},
 };
 
@@ -53,6 +52,7 @@ pub fn read<T: DeserializeOwned>(
         stream: &mut stream,
         start,
         ty: Type::Object(schema),
+        field: None,
         depth: 1,
         root: true,
     };
@@ -150,9 +150,21 @@ struct Element<'s, 'a> {
     depth: usize,
     /// The root, whose namespace declaration has been checked.
     root: bool,
+    /// The property the element fills (`None` for the root), whose constraints its text keeps.
+    field: Option<&'static Field>,
 }
 
 impl<'a> Element<'_, 'a> {
+    /// The text of a scalar element, checked against its property.
+    fn scalar(self, scalar: Scalar) -> Result<Text<'a>, Decline> {
+        let field = self.field;
+        let text = self.scalar_text()?;
+        match field {
+            Some(field) => Text::of(text, field),
+            None => Ok(Text { text, scalar }),
+        }
+    }
+
     /// The text of a scalar element, which has no attributes.
     fn scalar_text(self) -> Result<Cow<'a, str>, Decline> {
         if !self.stream.scanner.attributes(&self.start)?.is_empty() {
@@ -171,10 +183,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
         let schema = match self.ty {
-            Type::Scalar(scalar) => {
-                let text = self.scalar_text()?;
-                return Text { text, scalar }.deserialize_any(visitor);
-            }
+            Type::Scalar(scalar) => return self.scalar(scalar)?.deserialize_any(visitor),
             Type::Object(schema) => schema.resolve(),
         };
         let Kind::Object(fields) = schema.kind else {
@@ -225,8 +234,8 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
         let Type::Scalar(scalar) = self.ty else {
             return Err(Decline);
         };
-        let text = self.scalar_text()?;
-        Text { text, scalar }.deserialize_enum(name, variants, visitor)
+        self.scalar(scalar)?
+            .deserialize_enum(name, variants, visitor)
     }
 
     serde::forward_to_deserialize_any! {
@@ -239,6 +248,18 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_> {
 struct Text<'t> {
     text: Cow<'t, str>,
     scalar: Scalar,
+}
+
+impl<'t> Text<'t> {
+    /// The text of a value of `field`; declined when it breaks the field's constraints (the
+    /// reference reader words why).
+    fn of(text: Cow<'t, str>, field: &Field) -> Result<Text<'t>, Decline> {
+        let scalar = scalar_of(field);
+        if constraints::constrains(field) && constraints::scalar(field, scalar, &text).is_some() {
+            return Err(Decline);
+        }
+        Ok(Text { text, scalar })
+    }
 }
 
 impl<'de> de::Deserializer<'de> for Text<'_> {
@@ -295,7 +316,7 @@ enum Phase {
 /// What the next value of the map is.
 enum Pending<'a> {
     Nothing,
-    Text(Cow<'a, str>, Scalar),
+    Text(Cow<'a, str>, &'static Field),
     Element(Tag<'a>, &'static Field),
     Sequence(Tag<'a>, &'static Field),
     Empty,
@@ -356,8 +377,7 @@ impl<'a> Properties<'_, 'a> {
                 })
                 .ok_or(Decline)?;
             let value = attribute.value()?;
-            let scalar = scalar_of(&self.fields[index]);
-            return Ok(Some((index, Pending::Text(value, scalar))));
+            return Ok(Some((index, Pending::Text(value, &self.fields[index]))));
         }
         Ok(None)
     }
@@ -404,12 +424,8 @@ impl<'a> Properties<'_, 'a> {
             depth: self.depth + 1,
             map_key,
             keys_from,
+            count: 0,
         }
-    }
-
-    /// Whether exactly one of the properties the schema names that way is present.
-    fn exactly_one_holds(&self) -> bool {
-        exactly_one_holds(self.schema, self.fields, self.yielded)
     }
 }
 
@@ -442,21 +458,13 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
                     } else {
                         self.stream.text()?
                     };
-                    let scalar = scalar_of(&self.fields[index]);
+                    let field = &self.fields[index];
                     self.phase = Phase::Required(0);
-                    if !self.exactly_one_holds() {
-                        return Err(Decline);
-                    }
-                    return self.key(seed, index, Pending::Text(text, scalar));
+                    return self.key(seed, index, Pending::Text(text, field));
                 }
                 Phase::Children => match self.next_child()? {
                     Some((index, pending)) => return self.key(seed, index, pending),
-                    None => {
-                        if !self.exactly_one_holds() {
-                            return Err(Decline);
-                        }
-                        self.phase = Phase::Required(0);
-                    }
+                    None => self.phase = Phase::Required(0),
                 },
                 Phase::Required(from) => {
                     let found = self.fields[from..]
@@ -481,11 +489,12 @@ impl<'de, 'a> MapAccess<'de> for &mut Properties<'_, 'a> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Decline> {
         match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::Text(text, scalar) => seed.deserialize(Text { text, scalar }),
+            Pending::Text(text, field) => seed.deserialize(Text::of(text, field)?),
             Pending::Element(start, field) => seed.deserialize(Element {
                 stream: &mut *self.stream,
                 start,
                 ty: field.ty,
+                field: Some(field),
                 depth: self.depth + 1,
                 root: false,
             }),
@@ -540,6 +549,8 @@ struct Sequence<'s, 'a> {
     /// Where this sequence's keys start in `Stream::keys` (the keys met so far, to decline
     /// items whose key is not grouped).
     keys_from: usize,
+    /// The items read so far, against the property's `maxItems`.
+    count: u32,
 }
 
 impl<'a> Sequence<'_, 'a> {
@@ -601,10 +612,15 @@ impl<'de> SeqAccess<'de> for &mut Sequence<'_, '_> {
             return Ok(None);
         };
         self.check_key(&start)?;
+        self.count += 1;
+        if self.field.max_items.is_some_and(|limit| self.count > limit) {
+            return Err(Decline);
+        }
         let value = seed.deserialize(Element {
             stream: &mut *self.stream,
             start,
             ty: self.field.ty,
+            field: Some(self.field),
             depth: self.depth,
             root: false,
         })?;

@@ -4,6 +4,8 @@
 //! media types (`todo!`: "more media types than expected"), and asserts that all error answers
 //! of an operation share one type. It is therefore fed a filtered copy in which
 //! * every request body keeps only `application/json`;
+//! * the constraints the server's tables enforce (lengths, counts, bounds, patterns, rules) are
+//!   left out, so that strings stay strings and request types stay structs;
 //! * an operation whose error answers have different schemas (transform and messages persist
 //!   answer 400 with ResponsesType, other errors with ResponseType) gets a synthetic schema
 //!   `<OperationId>Error`, `oneOf` those schemas, for all its error answers.
@@ -13,7 +15,7 @@ use std::collections::BTreeSet;
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value, json};
 
-use crate::document::{Document, pascal_case, schema_ref_name};
+use crate::document::{Document, pascal_case, schema_ref_name, schemas};
 
 /// Generates the client's `lib.rs` body.
 pub fn generate(document: &Document) -> Result<proc_macro2::TokenStream> {
@@ -105,6 +107,12 @@ pub fn filter(document: &Document) -> Result<Value> {
                     }
                 }
             }
+        }
+    }
+    // The constraints the server's tables enforce are left out, as for the server's types.
+    for pointer in ["/components/schemas", "/components/parameters"] {
+        if let Some(Value::Object(section)) = raw.pointer_mut(pointer) {
+            *section = schemas(section);
         }
     }
     let schemas = raw

@@ -79,7 +79,7 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
     )?;
     rust(
         "generated/core-api/src/tables.rs",
-        tables::generate(&document, &queries)?,
+        tables::generate(&document, &operations)?,
     )?;
     rust(
         "generated/core-api/src/operations.rs",
@@ -207,11 +207,24 @@ fn stale_files(root: &Path, files: &[GeneratedFile]) -> Result<Vec<PathBuf>> {
     Ok(stale)
 }
 
-/// Formats generated tokens with rustfmt (the same formatter `cargo fmt` uses, so the generated
-/// files are stable under it) and prepends the header.
+/// Formats generated tokens with rustfmt (the same formatter `cargo fmt` uses) and prepends the
+/// header. rustfmt is run until its output stops changing: on a block doc comment inside a module
+/// one pass is not always its own fixed point, and `cargo fmt` must leave the files alone.
 fn rust_file(tokens: TokenStream) -> Result<String> {
     let file: syn::File = syn::parse2(tokens).context("generated code does not parse")?;
-    let text = prettyplease::unparse(&file);
+    let mut text = prettyplease::unparse(&file);
+    for _ in 0..4 {
+        let formatted = rustfmt(&text)?;
+        if formatted == text {
+            return Ok(format!("{RUST_HEADER}{text}"));
+        }
+        text = formatted;
+    }
+    bail!("rustfmt does not settle on the generated code")
+}
+
+/// One pass of rustfmt over a Rust file's text.
+fn rustfmt(text: &str) -> Result<String> {
     let mut child = Command::new("rustfmt")
         .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
         .stdin(Stdio::piped())
@@ -231,10 +244,7 @@ fn rust_file(tokens: TokenStream) -> Result<String> {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    Ok(format!(
-        "{RUST_HEADER}{}",
-        String::from_utf8(output.stdout)?
-    ))
+    Ok(String::from_utf8(output.stdout)?)
 }
 
 fn api_lib(operations: &[model::Operation]) -> TokenStream {

@@ -27,6 +27,18 @@ pub struct Operation {
     pub response: Body,
     /// Every listed status code with the component schema of its body, ascending.
     pub statuses: Vec<(u16, Option<String>)>,
+    /// For a batch operation, the collection of its items (`x-batch`).
+    pub batch: Option<BatchCollection>,
+}
+
+/// The `x-batch` array of a request: where it is and what it holds.
+pub struct BatchCollection {
+    /// Its path from the request's root, in element names (`kwds/kwd`).
+    pub path: String,
+    /// The component schema of its items.
+    pub items: String,
+    /// Its `maxItems`.
+    pub max_items: u32,
 }
 
 /// A request or success-response body.
@@ -133,6 +145,23 @@ fn operation_of(
     }
     statuses.sort_unstable();
     let query = query_schema(document, &id, operation)?;
+    let batch = match request.as_ref().and_then(|body| body.schema.as_deref()) {
+        Some(schema) => {
+            let mut found = Vec::new();
+            batch_collections(
+                document,
+                schema,
+                "",
+                &mut vec![schema.to_string()],
+                &mut found,
+            )?;
+            if found.len() > 1 {
+                bail!("the request holds more than one x-batch collection");
+            }
+            found.pop()
+        }
+        None => None,
+    };
     Ok(Operation {
         summary: text(operation, "summary")?,
         id,
@@ -144,7 +173,56 @@ fn operation_of(
         query,
         response,
         statuses,
+        batch,
     })
+}
+
+/// The `x-batch` arrays below a schema, with their paths; `stack` holds the schemas being walked,
+/// so that recursive schemas end the walk.
+fn batch_collections(
+    document: &Document,
+    schema: &str,
+    path: &str,
+    stack: &mut Vec<String>,
+    found: &mut Vec<BatchCollection>,
+) -> Result<()> {
+    let properties = document
+        .schema(schema)?
+        .get("properties")
+        .and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        let item = property.get("items").unwrap_or(property);
+        let element = property
+            .pointer("/xml/name")
+            .and_then(Value::as_str)
+            .unwrap_or(name);
+        let here = if path.is_empty() {
+            element.to_string()
+        } else {
+            format!("{path}/{element}")
+        };
+        let target = schema_ref_name(item);
+        if property.get("x-batch").and_then(Value::as_bool) == Some(true) {
+            found.push(BatchCollection {
+                path: here,
+                items: target
+                    .context("the items of a batch are component schemas")?
+                    .to_string(),
+                max_items: property
+                    .get("maxItems")
+                    .and_then(Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
+                    .with_context(|| format!("the batch collection {name} states its maxItems"))?,
+            });
+        } else if let Some(target) = target
+            && !stack.iter().any(|walked| walked == target)
+        {
+            stack.push(target.to_string());
+            batch_collections(document, target, &here, stack, found)?;
+            stack.pop();
+        }
+    }
+    Ok(())
 }
 
 fn content_of(body: &Value) -> Result<Body> {

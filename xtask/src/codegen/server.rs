@@ -87,6 +87,14 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
             None => quote!(None),
         };
         let response_media = media(&operation.response)?;
+        let batch = match &operation.batch {
+            Some(batch) => {
+                let (path, max_items) = (&batch.path, batch.max_items);
+                let items = format_ident!("{}", screaming_case(&batch.items));
+                quote!(Some(Batch { path: #path, items: &tables::#items, max_items: #max_items }))
+            }
+            None => quote!(None),
+        };
         let doc = format!(" `{} {}` ({id}).", operation.method, path);
         statics.push(quote! {
             #[doc = #doc]
@@ -101,12 +109,13 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
                 query: #query,
                 response: ResponseBody { schema: #response_schema, media: &[#(#response_media),*] },
                 responses: &[#(#responses),*],
+                batch: #batch,
             };
         });
         all.push(ident);
     }
     Ok(quote! {
-        use core_api_support::{Method, Operation, RequestBody, ResponseBody, StatusBody};
+        use core_api_support::{Batch, Method, Operation, RequestBody, ResponseBody, StatusBody};
 
         use crate::tables;
 

@@ -1,17 +1,48 @@
 //! The static tables of the representation engine, from the `xml` objects and `x-compact`
-//! extensions of the raw document (which `openapiv3` does not keep).
+//! extensions of the raw document (which `openapiv3` does not keep), and the constraints the codecs
+//! enforce: lengths, counts, bounds, patterns and the rules of request objects.
+
+use std::collections::BTreeSet;
 
 use anyhow::{Context, Result, bail, ensure};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::{Map, Value};
 
-use super::model::QuerySchema;
-use crate::document::{Document, schema_ref_name, screaming_case};
+use super::model::{Operation, QuerySchema};
+use crate::document::{Document, Representation, schema_ref_name, screaming_case};
+
+/// The keywords a property schema may carry: each is either enforced by the tables or describes
+/// the value. Any other keyword is refused, so that the document never states a constraint the
+/// server does not enforce.
+const PROPERTY_KEYWORDS: [&str; 17] = [
+    "type",
+    "format",
+    "description",
+    "xml",
+    "items",
+    "$ref",
+    "enum",
+    "default",
+    "example",
+    "maxLength",
+    "pattern",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "not",
+    "x-message",
+    "x-batch",
+];
 
 /// Generates `tables.rs`: one `static` [`Schema`](core_api_support::Schema) per component schema
 /// and query type, and `ALL`, every table in document order.
-pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<TokenStream> {
+pub fn generate(document: &Document, operations: &[Operation]) -> Result<TokenStream> {
+    let queries: Vec<&QuerySchema> = operations
+        .iter()
+        .filter_map(|operation| operation.query.as_ref())
+        .collect();
+    check_rules_reach_no_xml(document, operations)?;
     let mut statics = Vec::new();
     let mut all = Vec::new();
     for (name, schema) in document.schemas()? {
@@ -26,7 +57,10 @@ pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<TokenSt
         all.push(format_ident!("{}", screaming_case(&query.name)));
     }
     Ok(quote! {
-        use core_api_support::{Compact, DefaultValue, Field, Kind, Node, Scalar, Schema, Type, XmlRoot};
+        use core_api_support::{
+            Compact, Condition, DefaultValue, Field, Kind, Node, Rule, RuleKind, Scalar, Schema, Test,
+            Type, XmlRoot,
+        };
 
         #(#statics)*
 
@@ -49,19 +83,18 @@ fn table(document: &Document, name: &str, schema: &Value) -> Result<TokenStream>
         None => quote!(None),
     };
     let compact = compact(document, schema)?;
-    let exactly_one_of = match schema.get("x-exactly-one-of") {
-        Some(list) => {
-            let names = strings(list).context("x-exactly-one-of")?;
-            for property in &names {
-                ensure!(
-                    schema.pointer(&format!("/properties/{property}")).is_some(),
-                    "x-exactly-one-of names {property}, which is not a property"
-                );
-            }
-            names
-        }
-        None => Vec::new(),
+    let rules = if is_alias(schema) {
+        Vec::new()
+    } else {
+        rules(schema)?
     };
+    ensure!(
+        schema.get("x-exactly-one-of").is_none(),
+        "x-exactly-one-of is stated as an allOf entry holding oneOf alternatives"
+    );
+    if schema.get("type").and_then(Value::as_str) == Some("string") {
+        scalar_constraints(document, schema, schema, "string")?;
+    }
     let doc = format!(" The `{name}` schema.");
     Ok(quote! {
         #[doc = #doc]
@@ -70,14 +103,22 @@ fn table(document: &Document, name: &str, schema: &Value) -> Result<TokenStream>
             kind: #kind,
             xml_root: #xml_root,
             compact: #compact,
-            exactly_one_of: &[#(#exactly_one_of),*],
+            rules: &[#(#rules),*],
         };
     })
 }
 
+/// Whether a schema stands for another (`allOf` with a single reference and no properties).
+fn is_alias(schema: &Value) -> bool {
+    schema.get("allOf").is_some() && schema.get("properties").is_none()
+}
+
 fn kind(document: &Document, schema: &Value) -> Result<TokenStream> {
-    if let Some(all_of) = schema.get("allOf") {
-        let parts = all_of.as_array().context("allOf is not a list")?;
+    if is_alias(schema) {
+        let parts = schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .context("allOf is not a list")?;
         ensure!(parts.len() == 1, "allOf must hold exactly one reference");
         let target = schema_ref_name(&parts[0]).context("allOf must hold a reference")?;
         let target = format_ident!("{}", screaming_case(target));
@@ -90,8 +131,14 @@ fn kind(document: &Document, schema: &Value) -> Result<TokenStream> {
                 properties,
                 schema.get("additionalProperties").filter(|v| v.is_object()),
             ) {
-                let scalar = scalar(additional.get("type").and_then(Value::as_str))?;
-                return Ok(quote!(Kind::Map(#scalar)));
+                let value =
+                    field(document, "*", additional, false).context("additionalProperties")?;
+                ensure!(
+                    value.node == "Element" && !value.tokens.to_string().contains("Object"),
+                    "the values of a map must be scalars"
+                );
+                let tokens = value.tokens;
+                return Ok(quote!(Kind::Map(#tokens)));
             }
             let required: Vec<&str> = schema
                 .get("required")
@@ -146,6 +193,12 @@ fn field(
     definition: &Value,
     required: bool,
 ) -> Result<FieldTokens> {
+    for keyword in definition.as_object().into_iter().flatten().map(|(k, _)| k) {
+        ensure!(
+            PROPERTY_KEYWORDS.contains(&keyword.as_str()),
+            "`{keyword}` is not a keyword the tables enforce or the generator reads"
+        );
+    }
     let repeated = definition.get("type").and_then(Value::as_str) == Some("array");
     let item = if repeated {
         ensure!(
@@ -154,10 +207,15 @@ fn field(
         );
         definition.get("items").context("an array without items")?
     } else {
+        ensure!(
+            definition.get("maxItems").is_none() && definition.get("x-batch").is_none(),
+            "maxItems and x-batch belong to arrays"
+        );
         definition
     };
+    let batch = definition.get("x-batch").and_then(Value::as_bool) == Some(true);
     // The XML facts of a property: its own `xml` object, or for a reference the target's.
-    let (ty, xml) = match schema_ref_name(item) {
+    let (ty, xml, structured) = match schema_ref_name(item) {
         Some(target) => {
             let target_schema = document.schema(target)?;
             if let Some(root) = target_schema.pointer("/xml/name").and_then(Value::as_str) {
@@ -166,7 +224,8 @@ fn field(
                     "refers to {target}, whose root element is <{root}>, under another name"
                 );
             }
-            let ty = if is_structured(target_schema) {
+            let structured = is_structured(target_schema);
+            let ty = if structured {
                 let target = format_ident!("{}", screaming_case(target));
                 quote!(Type::Object(&#target))
             } else {
@@ -178,7 +237,7 @@ fn field(
             } else {
                 target_schema.get("xml")
             };
-            (ty, xml)
+            (ty, xml, structured)
         }
         None => {
             ensure!(
@@ -186,9 +245,13 @@ fn field(
                 "inline object schemas are not supported: use a component schema"
             );
             let scalar = scalar(item.get("type").and_then(Value::as_str))?;
-            (quote!(Type::Scalar(#scalar)), definition.get("xml"))
+            (quote!(Type::Scalar(#scalar)), definition.get("xml"), false)
         }
     };
+    ensure!(
+        !batch || structured,
+        "the items of a batch (x-batch) are objects"
+    );
     let flag = |key: &str| xml.and_then(|xml| xml.get(key)).and_then(Value::as_bool) == Some(true);
     let node = match (flag("attribute"), flag("x-text")) {
         (true, true) => bail!("a property cannot be both an attribute and the text"),
@@ -196,7 +259,6 @@ fn field(
         (false, true) => "Text",
         (false, false) => "Element",
     };
-    let structured = ty.to_string().contains("Object");
     ensure!(
         node == "Element" || (!repeated && !structured),
         "attributes and text must be single scalars"
@@ -215,11 +277,25 @@ fn field(
         Some(values) => strings(values).context("enum")?,
         None => Vec::new(),
     };
-    let optional_text = |key: &str| match constraint_source.get(key).and_then(Value::as_str) {
-        Some(text) => quote!(Some(#text)),
-        None => quote!(None),
+    let format = optional_text(constraint_source, "format");
+    let constraints = if structured {
+        Constraints::default()
+    } else {
+        let ty = constraint_source
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        scalar_constraints(document, constraint_source, item, ty)?
     };
-    let (pattern, format) = (optional_text("pattern"), optional_text("format"));
+    let Constraints {
+        pattern,
+        max_length,
+        minimum,
+        maximum,
+        excluded,
+        message,
+    } = constraints;
+    let max_items = optional_u32(definition, "maxItems")?.filter(|_| repeated);
     let default = match definition.get("default") {
         None => quote!(None),
         Some(Value::Bool(value)) => quote!(Some(DefaultValue::Boolean(#value))),
@@ -233,6 +309,16 @@ fn field(
         Some(other) => bail!("unsupported default {other}"),
     };
     let node_ident = format_ident!("{}", node);
+    let optional = |value: Option<TokenStream>| value.unwrap_or_else(|| quote!(None));
+    let (pattern, message) = (optional(pattern), optional(message));
+    let (max_length, max_items) = (
+        optional(max_length.map(|n| quote!(Some(#n)))),
+        optional(max_items.map(|n| quote!(Some(#n)))),
+    );
+    let (minimum, maximum) = (
+        optional(minimum.map(|n| quote!(Some(#n)))),
+        optional(maximum.map(|n| quote!(Some(#n)))),
+    );
     Ok(FieldTokens {
         node,
         tokens: quote! {
@@ -247,9 +333,316 @@ fn field(
                 allowed: &[#(#allowed),*],
                 pattern: #pattern,
                 format: #format,
+                max_length: #max_length,
+                max_items: #max_items,
+                minimum: #minimum,
+                maximum: #maximum,
+                excluded: &[#(#excluded),*],
+                message: #message,
+                batch: #batch,
             }
         },
     })
+}
+
+/// The constraints of a scalar, as tokens.
+#[derive(Default)]
+struct Constraints {
+    pattern: Option<TokenStream>,
+    max_length: Option<u32>,
+    minimum: Option<i64>,
+    maximum: Option<i64>,
+    excluded: Vec<i64>,
+    message: Option<TokenStream>,
+}
+
+/// The constraints of a scalar schema (`source`, a named scalar or the item schema itself; `item`
+/// is where the property states it). Every string carries a `maxLength` and a pattern (the
+/// document's text pattern, which the codecs check natively, or a stricter one), unless an `enum`
+/// bounds it.
+fn scalar_constraints(
+    document: &Document,
+    source: &Value,
+    item: &Value,
+    ty: &str,
+) -> Result<Constraints> {
+    let enumerated = source.get("enum").is_some();
+    let pattern = source.get("pattern").and_then(Value::as_str);
+    let max_length = optional_u32(source, "maxLength")?;
+    if ty == "string" && !enumerated {
+        ensure!(
+            max_length.is_some(),
+            "a string states its maxLength (D-56), or an enum"
+        );
+        ensure!(
+            pattern.is_some(),
+            "a string states the document's x-text-pattern or a stricter pattern (D-56), or an enum"
+        );
+    }
+    if ty != "string" {
+        ensure!(
+            pattern.is_none() && max_length.is_none(),
+            "pattern and maxLength belong to strings"
+        );
+    }
+    if let Some(pattern) = pattern {
+        regress::Regex::new(pattern)
+            .map_err(|error| anyhow::anyhow!("pattern {pattern:?} is not ECMA 262: {error}"))?;
+    }
+    let integer = |key: &str| -> Result<Option<i64>> {
+        match source.get(key).or_else(|| item.get(key)) {
+            None => Ok(None),
+            Some(value) => {
+                ensure!(ty == "integer", "{key} belongs to integers");
+                value
+                    .as_i64()
+                    .map(Some)
+                    .with_context(|| format!("{key} is not an integer"))
+            }
+        }
+    };
+    let excluded = match source.get("not") {
+        None => Vec::new(),
+        Some(not) => {
+            ensure!(ty == "integer", "not belongs to integers");
+            ensure!(
+                not.as_object().is_some_and(|not| not.len() == 1),
+                "not holds only an enum"
+            );
+            not.get("enum")
+                .and_then(Value::as_array)
+                .context("not holds an enum")?
+                .iter()
+                .map(|value| {
+                    value
+                        .as_i64()
+                        .context("an excluded value is not an integer")
+                })
+                .collect::<Result<_>>()?
+        }
+    };
+    let text_pattern = document.text_pattern()?;
+    Ok(Constraints {
+        pattern: pattern
+            .filter(|pattern| *pattern != text_pattern)
+            .map(|pattern| quote!(Some(#pattern))),
+        max_length,
+        minimum: integer("minimum")?,
+        maximum: integer("maximum")?,
+        excluded,
+        message: source
+            .get("x-message")
+            .and_then(Value::as_str)
+            .map(|message| quote!(Some(#message))),
+    })
+}
+
+/// The rules of an object schema: its `allOf` entries, each an `anyOf` or `oneOf` of
+/// alternatives made of `required` and of `properties` with one test each.
+fn rules(schema: &Value) -> Result<Vec<TokenStream>> {
+    let Some(entries) = schema.get("allOf") else {
+        ensure!(
+            schema.get("oneOf").is_none() && schema.get("anyOf").is_none(),
+            "rules of an object are stated as allOf entries"
+        );
+        return Ok(Vec::new());
+    };
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .context("rules need properties")?;
+    let mut rules = Vec::new();
+    for (index, entry) in entries
+        .as_array()
+        .context("allOf is not a list")?
+        .iter()
+        .enumerate()
+    {
+        let rule = rule(entry, properties).with_context(|| format!("allOf[{index}]"))?;
+        rules.push(rule);
+    }
+    Ok(rules)
+}
+
+fn rule(entry: &Value, properties: &Map<String, Value>) -> Result<TokenStream> {
+    let entry = entry.as_object().context("a rule is an object")?;
+    for key in entry.keys() {
+        ensure!(
+            matches!(
+                key.as_str(),
+                "anyOf" | "oneOf" | "x-message" | "description"
+            ),
+            "a rule holds anyOf or oneOf, x-message and description only, not {key}"
+        );
+    }
+    let (kind, alternatives) = match (entry.get("anyOf"), entry.get("oneOf")) {
+        (Some(list), None) => (quote!(RuleKind::AnyOf), list),
+        (None, Some(list)) => (quote!(RuleKind::OneOf), list),
+        _ => bail!("a rule holds either anyOf or oneOf"),
+    };
+    let mut only_presence = true;
+    let mut tokens = Vec::new();
+    for alternative in alternatives.as_array().context("alternatives are a list")? {
+        let conditions = conditions(alternative, properties)?;
+        only_presence &= conditions.len() == 1 && conditions[0].1;
+        let conditions = conditions.into_iter().map(|(tokens, _)| tokens);
+        tokens.push(quote!(&[#(#conditions),*]));
+    }
+    let message = match entry.get("x-message").and_then(Value::as_str) {
+        Some(message) => quote!(Some(#message)),
+        None => {
+            ensure!(
+                only_presence && kind.to_string().contains("OneOf"),
+                "a rule states its refusal (x-message), unless it is oneOf single `required`s"
+            );
+            quote!(None)
+        }
+    };
+    Ok(quote!(Rule { kind: #kind, message: #message, alternatives: &[#(#tokens),*] }))
+}
+
+/// The conditions of one alternative; each with whether it only asks for presence.
+fn conditions(
+    alternative: &Value,
+    properties: &Map<String, Value>,
+) -> Result<Vec<(TokenStream, bool)>> {
+    let alternative = alternative
+        .as_object()
+        .context("an alternative is an object")?;
+    let known = |name: &str| -> Result<()> {
+        ensure!(
+            properties.contains_key(name),
+            "the rule names {name}, which is not a property"
+        );
+        Ok(())
+    };
+    let mut out = Vec::new();
+    for (key, value) in alternative {
+        match key.as_str() {
+            "required" => {
+                for name in strings(value).context("required")? {
+                    known(&name)?;
+                    out.push((
+                        quote!(Condition { property: #name, test: Test::Present }),
+                        true,
+                    ));
+                }
+            }
+            "properties" => {
+                for (name, test) in value.as_object().context("properties")? {
+                    known(name)?;
+                    let test = test.as_object().context("a test is an object")?;
+                    ensure!(test.len() == 1, "{name}: one test per property");
+                    let (keyword, argument) = test.iter().next().context("a test")?;
+                    let test = match keyword.as_str() {
+                        "enum" => {
+                            let values = texts(argument)?;
+                            quote!(Test::In(&[#(#values),*]))
+                        }
+                        "not" => {
+                            let values = texts(argument.get("enum").context("not holds an enum")?)?;
+                            quote!(Test::NotIn(&[#(#values),*]))
+                        }
+                        "minItems" | "maxItems" => {
+                            let count = argument
+                                .as_u64()
+                                .and_then(|n| u32::try_from(n).ok())
+                                .context("a count")?;
+                            if keyword == "minItems" {
+                                quote!(Test::MinItems(#count))
+                            } else {
+                                quote!(Test::MaxItems(#count))
+                            }
+                        }
+                        "pattern" => {
+                            let pattern = argument.as_str().context("a pattern")?;
+                            regress::Regex::new(pattern).map_err(|error| {
+                                anyhow::anyhow!("pattern {pattern:?} is not ECMA 262: {error}")
+                            })?;
+                            quote!(Test::Matches(#pattern))
+                        }
+                        other => bail!("{name}: `{other}` is not a test of a rule"),
+                    };
+                    out.push((quote!(Condition { property: #name, test: #test }), false));
+                }
+            }
+            other => bail!("an alternative holds required and properties only, not {other}"),
+        }
+    }
+    Ok(out)
+}
+
+/// The values of an `enum` as the texts a rule compares with (`true`, `ID`).
+fn texts(list: &Value) -> Result<Vec<String>> {
+    list.as_array()
+        .context("an enum is a list")?
+        .iter()
+        .map(|value| match value {
+            Value::String(text) => Ok(text.clone()),
+            Value::Bool(_) | Value::Number(_) => Ok(value.to_string()),
+            other => bail!("an enum value {other} is not a scalar"),
+        })
+        .collect()
+}
+
+/// Rules are checked on the JSON tree (and on batch items by the batch layer), so no schema with
+/// rules may be reached from an XML request body except through a batch collection.
+fn check_rules_reach_no_xml(document: &Document, operations: &[Operation]) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    let mut pending: Vec<String> = operations
+        .iter()
+        .filter_map(|operation| operation.request.as_ref())
+        .filter(|body| {
+            body.media
+                .iter()
+                .any(|media| Representation::of(media) == Some(Representation::Xml))
+        })
+        .filter_map(|body| body.schema.clone())
+        .collect();
+    while let Some(name) = pending.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let schema = document.schema(&name)?;
+        ensure!(
+            is_alias(schema) || schema.get("allOf").is_none(),
+            "schema {name} has rules but is read from XML request bodies; rules are checked on \
+             JSON trees and on batch items only"
+        );
+        let references = schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(schema_ref_name);
+        let properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, property)| property.get("x-batch").is_none())
+            .filter_map(|(_, property)| schema_ref_name(property.get("items").unwrap_or(property)));
+        pending.extend(references.chain(properties).map(str::to_string));
+    }
+    Ok(())
+}
+
+fn optional_text(schema: &Value, key: &str) -> TokenStream {
+    match schema.get(key).and_then(Value::as_str) {
+        Some(text) => quote!(Some(#text)),
+        None => quote!(None),
+    }
+}
+
+fn optional_u32(schema: &Value, key: &str) -> Result<Option<u32>> {
+    match schema.get(key) {
+        None => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .with_context(|| format!("{key} is not a count")),
+    }
 }
 
 /// Whether a component schema is an object, a map or an alias (as opposed to a named scalar).

@@ -13,8 +13,9 @@ use crate::document::{Document, screaming_case};
 /// implementation of `Described` linking each component type to its schema table.
 pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<proc_macro2::TokenStream> {
     let mut definitions = schemars::Map::new();
-    let text = serde_json::to_string(document.schemas()?)?
-        .replace("\"#/components/schemas/", "\"#/definitions/");
+    let schemas = serde_json::Value::Object(crate::document::schemas(document.schemas()?));
+    let text =
+        serde_json::to_string(&schemas)?.replace("\"#/components/schemas/", "\"#/definitions/");
     let schemas: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)?;
     let mut names: Vec<String> = schemas.keys().cloned().collect();
     for (name, schema) in schemas {
@@ -26,7 +27,7 @@ pub fn generate(document: &Document, queries: &[&QuerySchema]) -> Result<proc_ma
         }
         definitions.insert(
             query.name.clone(),
-            to_schemars(&query.name, query.schema.clone())?,
+            to_schemars(&query.name, crate::document::for_types(&query.schema))?,
         );
         names.push(query.name.clone());
     }

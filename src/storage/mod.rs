@@ -1,9 +1,21 @@
-//! The database: SQLite (a file, the default) or PostgreSQL, behind one `sqlx` `AnyPool`.
+//! The database: SQLite (a file, the default) or PostgreSQL, behind one `sqlx` `AnyPool`, and
+//! the SQL of each resource (one module each: typed rows, queries with a placeholder per value;
+//! `records` finds any record by its identity). Modules hold the rules, storage the SQL.
 //!
 //! The pool is opened at start (creating the SQLite file and its folder) and the migrations of
 //! the backend (`migrations/sqlite`, `migrations/postgres`: one schema in two dialects) are run.
 //! Nothing the service needs lives in the process: every instance sharing a PostgreSQL database
 //! sees the same users, tokens and data, and ids come from the database.
+
+pub(crate) mod components;
+pub mod flag;
+pub(crate) mod glossary;
+pub(crate) mod keywords;
+pub(crate) mod links;
+pub(crate) mod locales;
+pub(crate) mod messages;
+pub(crate) mod peos;
+pub(crate) mod records;
 
 use std::path::Path;
 

@@ -1,0 +1,204 @@
+//! The constraints of the document the codecs enforce on every value, read from the tables:
+//! lengths (`maxLength`), counts (`maxItems`), integer bounds (`minimum`, `maximum`, `not`),
+//! patterns, and the rules of request objects. Every decoder asks these functions, so a refusal
+//! reads the same in every representation, worded by the document where it says how (`x-message`).
+
+use std::{collections::HashMap, sync::OnceLock};
+
+use core_api_support::{Field, Kind, Rule, RuleKind, Scalar, Schema, Test, Type};
+use serde_json::{Map, Value};
+
+use super::{error::Problem, text::find_forbidden};
+
+/// What is wrong with the text of a string or integer value of `field`, if anything: its length,
+/// its pattern, its bounds. The characters every string may hold are checked by the codecs
+/// themselves (`text::find_forbidden`); the type of the value is checked by them too.
+pub fn scalar(field: &Field, scalar: Scalar, text: &str) -> Option<Problem> {
+    let broken = match scalar {
+        Scalar::String => string(field, text),
+        Scalar::Integer => match text.trim().parse::<i64>() {
+            Ok(number) => integer(field, number),
+            Err(_) => None,
+        },
+        Scalar::Number | Scalar::Boolean => None,
+    }?;
+    Some(match field.message {
+        Some(message) => Problem::Refused(message.replace("{value}", &abbreviate(text))),
+        None => broken,
+    })
+}
+
+/// What is wrong with a string of `field` that did not come through a codec (a bootstrap
+/// document's), if anything: its characters and its constraints.
+pub fn text(field: &Field, text: &str) -> Option<Problem> {
+    match find_forbidden(text) {
+        Some(ch) => Some(Problem::ForbiddenCharacter(ch)),
+        None => scalar(field, Scalar::String, text),
+    }
+}
+
+/// Whether `field` constrains its values at all beyond their type: lets a hot path skip
+/// [`scalar`] for the common field.
+pub fn constrains(field: &Field) -> bool {
+    field.max_length.is_some()
+        || field.pattern.is_some()
+        || field.minimum.is_some()
+        || field.maximum.is_some()
+        || !field.excluded.is_empty()
+}
+
+fn string(field: &Field, text: &str) -> Option<Problem> {
+    if let Some(limit) = field.max_length {
+        // A text of no more bytes than the limit has no more characters either.
+        let limit = limit as usize;
+        if text.len() > limit {
+            let length = text.chars().count();
+            if length > limit {
+                return Some(Problem::TooLong { length, limit });
+            }
+        }
+    }
+    match field.pattern {
+        Some(pattern) if !matches(pattern, text) => Some(Problem::NoMatch {
+            value: abbreviate(text),
+            pattern,
+        }),
+        _ => None,
+    }
+}
+
+fn integer(field: &Field, number: i64) -> Option<Problem> {
+    let below = field.minimum.is_some_and(|least| number < least);
+    let above = field.maximum.is_some_and(|most| number > most);
+    if below || above {
+        Some(Problem::OutOfRange {
+            value: number,
+            minimum: field.minimum,
+            maximum: field.maximum,
+        })
+    } else if field.excluded.contains(&number) {
+        Some(Problem::Excluded(number))
+    } else {
+        None
+    }
+}
+
+/// What is wrong with an array of `count` items of `field`, if anything.
+pub fn items(field: &Field, count: usize) -> Option<Problem> {
+    match field.max_items {
+        Some(limit) if count > limit as usize => Some(Problem::TooMany {
+            count,
+            limit: limit as usize,
+        }),
+        _ => None,
+    }
+}
+
+/// The first rule of `schema` that the object breaks, as the problem to report.
+pub fn rules(schema: &'static Schema, object: &Map<String, Value>) -> Option<Problem> {
+    let broken = schema.rules.iter().find(|rule| !holds(rule, object))?;
+    Some(match broken.message {
+        Some(message) => Problem::Refused(message.to_string()),
+        None => Problem::ExactlyOneOf(
+            broken
+                .alternatives
+                .iter()
+                .flat_map(|conditions| conditions.iter().map(|condition| condition.property))
+                .collect(),
+        ),
+    })
+}
+
+/// Whether the object keeps a rule, as JSON Schema reads `anyOf` and `oneOf`.
+fn holds(rule: &Rule, object: &Map<String, Value>) -> bool {
+    let kept = rule
+        .alternatives
+        .iter()
+        .filter(|conditions| {
+            conditions.iter().all(|condition| {
+                let value = object.get(condition.property);
+                match (&condition.test, value) {
+                    (Test::Present, value) => value.is_some(),
+                    (_, None) => true,
+                    (Test::In(values), Some(value)) => values.contains(&text_of(value).as_str()),
+                    (Test::NotIn(values), Some(value)) => {
+                        !values.contains(&text_of(value).as_str())
+                    }
+                    (Test::MinItems(least), Some(value)) => value
+                        .as_array()
+                        .is_none_or(|items| items.len() >= *least as usize),
+                    (Test::MaxItems(most), Some(value)) => value
+                        .as_array()
+                        .is_none_or(|items| items.len() <= *most as usize),
+                    (Test::Matches(pattern), Some(value)) => {
+                        value.as_str().is_none_or(|text| matches(pattern, text))
+                    }
+                }
+            })
+        })
+        .count();
+    match rule.kind {
+        RuleKind::AnyOf => kept >= 1,
+        RuleKind::OneOf => kept == 1,
+    }
+}
+
+/// A scalar as the text an `enum` of a rule lists (`true`, `ID`, `3`).
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a pattern of the document (ECMA 262, as JSON Schema reads it) matches anywhere in
+/// `text`. Every pattern of the tables is compiled once, on first use.
+fn matches(pattern: &'static str, text: &str) -> bool {
+    static COMPILED: OnceLock<HashMap<&'static str, regress::Regex>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(|| {
+        let mut compiled = HashMap::new();
+        for schema in core_api::tables::ALL {
+            for pattern in patterns(schema) {
+                // The generator compiled every pattern with the same engine; one that failed
+                // here would refuse every value, never accept a wrong one.
+                if let Ok(regex) = regress::Regex::new(pattern) {
+                    compiled.insert(pattern, regex);
+                }
+            }
+        }
+        compiled
+    });
+    compiled
+        .get(pattern)
+        .is_some_and(|regex| regex.find(text).is_some())
+}
+
+/// The patterns of a table: of its fields and of its rules.
+fn patterns(schema: &'static Schema) -> impl Iterator<Item = &'static str> {
+    let fields: &'static [Field] = match &schema.kind {
+        Kind::Object(fields) => fields,
+        Kind::Map(field) => std::slice::from_ref(field),
+        _ => &[],
+    };
+    let tests = schema
+        .rules
+        .iter()
+        .flat_map(|rule| rule.alternatives.iter().copied().flatten())
+        .filter_map(|condition| match condition.test {
+            Test::Matches(pattern) => Some(pattern),
+            _ => None,
+        });
+    fields
+        .iter()
+        .filter(|field| matches!(field.ty, Type::Scalar(_)))
+        .filter_map(|field| field.pattern)
+        .chain(tests)
+}
+
+/// A value as a refusal quotes it: at most 40 characters.
+fn abbreviate(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,202 @@
+//! The SQL of keywords: a subtree by path, the localized names and asset links of a subtree, and
+//! the writes of keywords persist. Paths are stored whole, so a subtree is a path prefix.
+
+use sqlx::{AnyConnection, AnyPool};
+
+/// A stored keyword.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Keyword {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its parent's id (none for a root).
+    pub(crate) parent_id: Option<i64>,
+    /// Its default name, the last segment of its path.
+    pub(crate) name: String,
+    /// Its path.
+    pub(crate) path: String,
+    /// Its place among its siblings.
+    pub(crate) order_number: i64,
+    /// When it was created.
+    pub(crate) created_at: String,
+}
+
+/// A localized name of a keyword.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Name {
+    /// The keyword.
+    pub(crate) keyword_id: i64,
+    /// The locale tid.
+    pub(crate) loc: String,
+    /// The name.
+    pub(crate) name: String,
+}
+
+/// An asset linked to a keyword, once per role it is restricted to (`role` none: unrestricted).
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AssetLink {
+    /// The keyword.
+    pub(crate) keyword_id: i64,
+    /// The asset's tid.
+    pub(crate) tid: String,
+    /// A role the asset is restricted to.
+    pub(crate) role: Option<String>,
+}
+
+/// The keywords whose paths start with `prefix` (`/` for all).
+pub(crate) async fn below(pool: &AnyPool, prefix: &str) -> Result<Vec<Keyword>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT id, parent_id, name, path, order_number, created_at FROM keywords \
+         WHERE substr(path, 1, $1) = $2",
+    )
+    .bind(length(prefix))
+    .bind(prefix)
+    .fetch_all(pool)
+    .await
+}
+
+/// The localized names of the keywords whose paths start with `prefix`, by keyword and locale.
+pub(crate) async fn names_below(pool: &AnyPool, prefix: &str) -> Result<Vec<Name>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT n.keyword_id, n.loc, n.name FROM keyword_names n \
+         JOIN keywords k ON k.id = n.keyword_id WHERE substr(k.path, 1, $1) = $2 \
+         ORDER BY n.keyword_id, n.loc",
+    )
+    .bind(length(prefix))
+    .bind(prefix)
+    .fetch_all(pool)
+    .await
+}
+
+/// The assets linked to the keywords whose paths start with `prefix`, by keyword and asset tid.
+pub(crate) async fn asset_links_below(
+    pool: &AnyPool,
+    prefix: &str,
+) -> Result<Vec<AssetLink>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT l.keyword_id, a.tid, r.name AS role FROM keyword_assets l \
+         JOIN keywords k ON k.id = l.keyword_id JOIN assets a ON a.id = l.asset_id \
+         LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+         LEFT JOIN roles r ON r.id = ar.role_id \
+         WHERE substr(k.path, 1, $1) = $2 ORDER BY l.keyword_id, a.tid",
+    )
+    .bind(length(prefix))
+    .bind(prefix)
+    .fetch_all(pool)
+    .await
+}
+
+/// Stores a new keyword after its last sibling; its id. A path taken already is a uniqueness
+/// violation.
+pub(crate) async fn insert(
+    connection: &mut AnyConnection,
+    parent_id: Option<i64>,
+    name: &str,
+    path: &str,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+         SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
+         WHERE parent_id IS NOT DISTINCT FROM $1 RETURNING id",
+    )
+    .bind(parent_id)
+    .bind(name)
+    .bind(path)
+    .bind(now)
+    .fetch_one(connection)
+    .await
+}
+
+/// The parent of a stored keyword.
+pub(crate) async fn parent_of(
+    connection: &mut AnyConnection,
+    id: i64,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT parent_id FROM keywords WHERE id = $1")
+        .bind(id)
+        .fetch_one(connection)
+        .await
+}
+
+/// The length in characters of the longest path below `path` (its descendants'), if any.
+pub(crate) async fn longest_below(
+    connection: &mut AnyConnection,
+    path: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    let prefix = format!("{path}/");
+    sqlx::query_scalar(
+        "SELECT CAST(MAX(length(path)) AS BIGINT) FROM keywords WHERE substr(path, 1, $1) = $2",
+    )
+    .bind(length(&prefix))
+    .bind(&prefix)
+    .fetch_one(connection)
+    .await
+}
+
+/// Renames keyword `id` from `path` to `new_path` (its default name becoming `name`), moving the
+/// paths of its descendants along. A path taken already is a uniqueness violation.
+pub(crate) async fn rename(
+    connection: &mut AnyConnection,
+    id: i64,
+    path: &str,
+    new_path: &str,
+    name: &str,
+) -> Result<(), sqlx::Error> {
+    // The keyword and every descendant: their paths start with the old path and '/'.
+    sqlx::query(
+        "UPDATE keywords SET path = $1 || substr(path, $2), \
+         name = CASE WHEN id = $3 THEN $4 ELSE name END \
+         WHERE id = $3 OR substr(path, 1, $5) = $6",
+    )
+    .bind(new_path)
+    .bind(length(path) + 1)
+    .bind(id)
+    .bind(name)
+    .bind(length(path) + 1)
+    .bind(format!("{path}/"))
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Replaces the names of the given locales; the others stay.
+pub(crate) async fn set_names(
+    connection: &mut AnyConnection,
+    id: i64,
+    names: &[(&str, &str)],
+) -> Result<(), sqlx::Error> {
+    for (loc, name) in names {
+        sqlx::query("DELETE FROM keyword_names WHERE keyword_id = $1 AND loc = $2")
+            .bind(id)
+            .bind(loc)
+            .execute(&mut *connection)
+            .await?;
+        sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
+            .bind(id)
+            .bind(loc)
+            .bind(name)
+            .execute(&mut *connection)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Links an asset to a keyword; linking it again is a uniqueness violation.
+pub(crate) async fn link_asset(
+    connection: &mut AnyConnection,
+    keyword: i64,
+    asset: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO keyword_assets (keyword_id, asset_id) VALUES ($1, $2)")
+        .bind(keyword)
+        .bind(asset)
+        .execute(connection)
+        .await?;
+    Ok(())
+}
+
+/// The length of a text in characters, as SQL's `substr` counts (bound as a 32-bit integer, the
+/// type PostgreSQL's `substr` takes).
+fn length(text: &str) -> i32 {
+    i32::try_from(text.chars().count()).unwrap_or(i32::MAX - 1)
+}

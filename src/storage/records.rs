@@ -1,0 +1,116 @@
+//! Finding a stored record by its identity (numeric id, tid, or a keyword's path): the one lookup
+//! every resource shares, and the roles a restricted record is limited to (per-item access rights,
+//! specification "Authentication" 4). Every query is fixed text with a placeholder per value.
+
+use sqlx::{Any, AnyConnection, Executor};
+
+/// How a request addresses a stored record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Identity<'a> {
+    /// By its numeric identifier.
+    Id(i64),
+    /// By its textual key: its tid, or a keyword's path.
+    Key(&'a str),
+}
+
+/// A kind of stored record: the queries that find it by id and by textual key, and the kind
+/// under which access restrictions name it, if it can be restricted.
+#[derive(Debug)]
+pub(crate) struct Resource {
+    by_id: &'static str,
+    by_key: &'static str,
+    restriction: Option<&'static str>,
+}
+
+/// Declares a [`Resource`] from its table and key column, its queries written out at compile
+/// time.
+macro_rules! resource {
+    ($(#[$doc:meta])* $name:ident, $table:literal, $key:literal, $restriction:expr) => {
+        $(#[$doc])*
+        pub(crate) const $name: Resource = Resource {
+            by_id: concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE id = $1"),
+            by_key: concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE ", $key, " = $1"),
+            restriction: $restriction,
+        };
+    };
+}
+
+resource!(
+    /// Keywords, whose textual key is their path.
+    KEYWORDS, "keywords", "path", None
+);
+resource!(
+    /// Glossaries.
+    GLOSSARIES, "glossaries", "tid", None
+);
+resource!(
+    /// Glossary entries.
+    GLOSSARY_ENTRIES, "glossary_entries", "tid", None
+);
+resource!(
+    /// Channels (`project`).
+    CHANNELS, "channels", "tid", None
+);
+resource!(
+    /// Locales.
+    LOCALES, "locales", "tid", None
+);
+resource!(
+    /// Assets, which may be restricted to roles.
+    ASSETS, "assets", "tid", Some("asset")
+);
+resource!(
+    /// Products, which may be restricted to roles.
+    PRODUCTS, "products", "tid", Some("product")
+);
+resource!(
+    /// PEOs, which may be restricted to roles.
+    PEOS, "peos", "tid", Some("peo")
+);
+
+/// A record found: its id and its textual key (absent for a glossary entry without a tid).
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Found {
+    /// The numeric identifier.
+    pub(crate) id: i64,
+    /// The tid, or a keyword's path.
+    pub(crate) key: Option<String>,
+}
+
+/// Finds a record by its identity.
+pub(crate) async fn find<'e>(
+    executor: impl Executor<'e, Database = Any>,
+    resource: &Resource,
+    identity: Identity<'_>,
+) -> Result<Option<Found>, sqlx::Error> {
+    let query = match identity {
+        Identity::Id(id) => sqlx::query_as(resource.by_id).bind(id),
+        Identity::Key(key) => sqlx::query_as(resource.by_key).bind(key.to_string()),
+    };
+    query.fetch_optional(executor).await
+}
+
+/// Finds a record that may be restricted to roles: its id and those roles (none: everybody).
+pub(crate) async fn find_restricted(
+    connection: &mut AnyConnection,
+    resource: &Resource,
+    identity: Identity<'_>,
+) -> Result<Option<(i64, Vec<String>)>, sqlx::Error> {
+    let Some(found) = find(&mut *connection, resource, identity).await? else {
+        return Ok(None);
+    };
+    let roles = match resource.restriction {
+        Some(kind) => {
+            sqlx::query_scalar(
+                "SELECT r.name FROM access_restrictions ar JOIN roles r ON r.id = ar.role_id \
+                 WHERE ar.kind = $1 AND ar.record_id = $2 ORDER BY r.name",
+            )
+            .bind(kind)
+            .bind(found.id)
+            .fetch_all(connection)
+            .await?
+        }
+        None => Vec::new(),
+    };
+    Ok(Some((found.id, roles)))
+}
