@@ -208,7 +208,7 @@ impl ApiError {
                 "the request could not be completed; quote the supportId when reporting it"
                     .to_string()
             }
-            other => other.to_string(),
+            other => crate::repr::text::printable(&other.to_string()),
         }
     }
 

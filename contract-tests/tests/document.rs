@@ -422,7 +422,6 @@ fn operation_table() {
                 "batch": operation.batch.as_ref().map(|batch| json!({
                     "path": batch.path,
                     "items": batch.items.name,
-                    "maxItems": batch.max_items,
                 })),
             })
         })

@@ -178,3 +178,52 @@ async fn an_oversized_chunked_body_is_refused_with_413() {
     assert_eq!(description, "Payload too large");
     server.stop().await;
 }
+
+/// A refusal that quotes what the request sent (an unknown property's name) is itself a valid
+/// message: characters XML cannot carry are escaped and a long name is cut, in every answer.
+#[tokio::test]
+async fn refusals_quote_the_request_printably() {
+    let server = TestServer::start().await;
+    let long = "n".repeat(10_000);
+    for (body, quoted) in [
+        (
+            r#"{"bell\u0007name": 1}"#.to_string(),
+            "unknown property 'bell\\u{7}name'",
+        ),
+        (format!(r#"{{"{long}": 1}}"#), "unknown property 'nnnn"),
+    ] {
+        for accept in [JSON, XML] {
+            let answer = server
+                .client()
+                .post(server.url(PATH))
+                .header("Content-Type", JSON)
+                .header("Accept", accept)
+                .body(body.clone())
+                .send()
+                .await
+                .expect("answers");
+            assert_eq!(answer.status().as_u16(), 400);
+            let text = answer.text().await.expect("a body");
+            // The text as read: JSON escapes the backslash of the escape once more.
+            let read =
+                match accept {
+                    JSON => {
+                        serde_json::from_str::<serde_json::Value>(&text).expect("JSON")["responses"]
+                            ["response"][0]["description"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string()
+                    }
+                    _ => text.clone(),
+                };
+            assert!(read.contains(quoted), "{text}");
+            assert!(!text.contains('\u{7}'), "{text}");
+            assert!(
+                text.len() < 9_000,
+                "the quoted name is cut: {} bytes",
+                text.len()
+            );
+        }
+    }
+    server.stop().await;
+}

@@ -25,7 +25,7 @@ use crate::{
     auth::Caller,
     error::ApiError,
     http::host::Context,
-    repr::{DecodeError, Problem, path::Path, tree},
+    repr::{path::Path, text::printable, tree},
     service::Service,
     storage::now_utc,
 };
@@ -94,22 +94,12 @@ pub(crate) async fn answer<K: Apply>(
     Ok(envelope::responses(service, response))
 }
 
-/// What the document says of the items as a whole: at most `maxItems` in the request (the
-/// tables count each collection; this counts a collection repeated in groups, as links are), and
-/// the rules of the item schema, which refuse the request with one record per item breaking them.
+/// The rules of the item schema (the document's), which refuse the request with one record per
+/// item breaking them (D-34). How many items a request holds, the tables have counted.
 fn check_items<K: Apply>(context: &Context, items: &[K::Item]) -> Result<(), ApiError> {
     let Some(batch) = &context.operation.batch else {
         return Ok(());
     };
-    if items.len() > batch.max_items as usize {
-        return Err(ApiError::Invalid(DecodeError::at(
-            batch.path,
-            Problem::TooMany {
-                count: items.len(),
-                limit: batch.max_items as usize,
-            },
-        )));
-    }
     if batch.items.rules.is_empty() {
         return Ok(());
     }
@@ -121,7 +111,7 @@ fn check_items<K: Apply>(context: &Context, items: &[K::Item]) -> Result<(), Api
             let mut path = Path::new();
             path.push_item(batch.path, index);
             refused.push(ResponseType {
-                description: Some(error.to_string()),
+                description: Some(printable(&error.to_string())),
                 path: Some(path.as_str().to_string()),
                 ..K::echo(item)
             });

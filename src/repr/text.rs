@@ -19,6 +19,29 @@ pub fn find_forbidden(text: &str) -> Option<char> {
     text.chars().find(|ch| !is_xml_char(*ch))
 }
 
+/// A text the service writes into a message that quotes what a request sent (an unknown
+/// property's name, a refused value): characters XML 1.0 cannot carry are written as `\u{…}`
+/// escapes, and the text is cut at [`PRINTABLE_LENGTH`] characters, so that an error answer is
+/// itself a valid message in every representation.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(PRINTABLE_LENGTH * 4));
+    for (count, ch) in text.chars().enumerate() {
+        if count == PRINTABLE_LENGTH {
+            out.push('…');
+            break;
+        }
+        if is_xml_char(ch) {
+            out.push(ch);
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", ch as u32));
+        }
+    }
+    out
+}
+
+/// The most characters of a quoting text [`printable`] keeps.
+pub const PRINTABLE_LENGTH: usize = 4096;
+
 /// Whether XML 1.0 can carry the character (production `Char`).
 pub fn is_xml_char(ch: char) -> bool {
     matches!(ch, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')

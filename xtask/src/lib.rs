@@ -3,11 +3,14 @@
 //! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
 //! * [`document`] loads the document in the two forms the generators need.
 //! * [`fuzz`] seeds the fuzz corpora with the document's examples.
-//! * [`validate`] runs `openapi-spec-validator` from a private Python environment.
+//! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]).
+//! * [`schemathesis`] runs Schemathesis against a server it starts.
 
 pub mod codegen;
 pub mod document;
 pub mod fuzz;
+pub mod python;
+pub mod schemathesis;
 pub mod validate;
 
 use std::path::{Path, PathBuf};

@@ -11,7 +11,8 @@ chores:
   codegen            regenerate generated/ from openapi/core-v1.yaml
   codegen --check    fail if generated/ differs from what the document produces
   validate           check the document with openapi-spec-validator (installed under target/)
-  fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)";
+  fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
+  schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -49,6 +50,7 @@ fn run(args: Vec<String>) -> Result<()> {
             Ok(())
         }
         ["validate"] => validate::run(&root),
+        ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["fuzz-seeds"] => {
             let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
             let written = xtask::fuzz::seed(&root, &xtask::document::Document::parse(&yaml)?)?;

@@ -37,9 +37,6 @@ pub struct Batch {
     pub path: &'static str,
     /// The schema of each item.
     pub items: &'static Schema,
-    /// The most items one request may hold (the collection's `maxItems`), counted over the whole
-    /// request where the collection repeats inside another (links).
-    pub max_items: u32,
 }
 
 /// One documented answer of an operation.

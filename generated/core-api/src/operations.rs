@@ -326,7 +326,6 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
     batch: Some(Batch {
         path: "kwds/kwd",
         items: &tables::KWD,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/common/glossaryEntries/persist` (glossaryEntriesPersist).
@@ -420,7 +419,6 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
     batch: Some(Batch {
         path: "glossaryEntries/glossaryEntry",
         items: &tables::GLOSSARY_ENTRY,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/common/glossaryEntries/perform` (glossaryEntriesPerform).
@@ -510,7 +508,6 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
     batch: Some(Batch {
         path: "actions/action",
         items: &tables::ACTION,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/common/components/retrieve` (componentsRetrieve).
@@ -642,7 +639,6 @@ pub static MESSAGES_PERSIST: Operation = Operation {
     batch: Some(Batch {
         path: "messages",
         items: &tables::MESSAGE,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/common/links/persist` (linksPersist).
@@ -732,7 +728,6 @@ pub static LINKS_PERSIST: Operation = Operation {
     batch: Some(Batch {
         path: "links/itms/itms",
         items: &tables::ITMS,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/cm/channels/query` (channelsQuery).
@@ -2046,7 +2041,6 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
     batch: Some(Batch {
         path: "links/itms/itms",
         items: &tables::ITMS,
-        max_items: 1000u32,
     }),
 };
 /// `POST /api/core/v1/dam/assets/versions/bin` (assetsVersionsBin).

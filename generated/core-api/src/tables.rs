@@ -3655,7 +3655,7 @@ pub static LINKS_BATCH: Schema = Schema {
         pattern: None,
         format: None,
         max_length: None,
-        max_items: Some(1000u32),
+        max_items: Some(10u32),
         minimum: None,
         maximum: None,
         excluded: &[],

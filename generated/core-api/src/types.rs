@@ -926,9 +926,8 @@ pub struct Links {
     pub itms: ::std::vec::Vec<Itms>,
 }
 /**The links of a persist request: groups (`itms`) whose `type` names the kind of link, each
-holding the links (inner `itms`) of that kind. At most 1,000 groups of at most 1,000 links
-each, and at most 1,000 links in all (D-37): the schema language cannot state the last rule,
-so the server refuses a request over it with 400 like any other limit.
+holding the links (inner `itms`) of that kind: at most 10 groups of at most 1,000 links each
+(D-37). One group per kind of link is enough; several groups of one kind are allowed.
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -862,9 +862,8 @@ pub mod types {
         pub itms: ::std::vec::Vec<Itms>,
     }
     /**The links of a persist request: groups (`itms`) whose `type` names the kind of link, each
-    holding the links (inner `itms`) of that kind. At most 1,000 groups of at most 1,000 links
-    each, and at most 1,000 links in all (D-37): the schema language cannot state the last rule,
-    so the server refuses a request over it with 400 like any other limit.
+    holding the links (inner `itms`) of that kind: at most 10 groups of at most 1,000 links each
+    (D-37). One group per kind of link is enough; several groups of one kind are allowed.
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -2643,7 +2642,7 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     keyword already is "Asset has been already linked to the keyword"; an outer `type` other
     than the two is "Unsupported link type '<type>'" for each of its groups. A group is saved
     whole or not at all; a new product link takes the next position. A missing `links` is 400;
-    more than 1,000 groups is 400 (D-37).
+    more than 10 outer groups, or more than 1,000 groups in one, is 400 (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/common/links/persist`
@@ -3867,8 +3866,8 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     found", "Project not found", "PEO is not available by access rights" (a PEO restricted to roles
     the caller does not hold); success "The link has been saved successfully". A pair is checked
     PEO first, then project; a pair with other keys besides its two, or an id that is not an
-    integer, is "Invalid link definition". A missing `links` is 400; more than 1,000 pairs is 400
-    (D-37).
+    integer, is "Invalid link definition". A missing `links` is 400; more than 10 outer groups, or
+    more than 1,000 pairs in one, is 400 (D-37).
 
 
     Sends a `POST` request to `/api/core/v1/peo/peos/links/persist`

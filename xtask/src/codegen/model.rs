@@ -1,6 +1,6 @@
 //! The operations of the document, reduced to what the generators need.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
 use crate::document::{Document, OCTET_STREAM, pascal_case, schema_ref_name};
@@ -37,8 +37,6 @@ pub struct BatchCollection {
     pub path: String,
     /// The component schema of its items.
     pub items: String,
-    /// Its `maxItems`.
-    pub max_items: u32,
 }
 
 /// A request or success-response body.
@@ -208,12 +206,11 @@ fn batch_collections(
                 items: target
                     .context("the items of a batch are component schemas")?
                     .to_string(),
-                max_items: property
-                    .get("maxItems")
-                    .and_then(Value::as_u64)
-                    .and_then(|n| u32::try_from(n).ok())
-                    .with_context(|| format!("the batch collection {name} states its maxItems"))?,
             });
+            ensure!(
+                property.get("maxItems").is_some(),
+                "the batch collection {name} states its maxItems (D-37)"
+            );
         } else if let Some(target) = target
             && !stack.iter().any(|walked| walked == target)
         {

@@ -89,9 +89,9 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
         let response_media = media(&operation.response)?;
         let batch = match &operation.batch {
             Some(batch) => {
-                let (path, max_items) = (&batch.path, batch.max_items);
+                let path = &batch.path;
                 let items = format_ident!("{}", screaming_case(&batch.items));
-                quote!(Some(Batch { path: #path, items: &tables::#items, max_items: #max_items }))
+                quote!(Some(Batch { path: #path, items: &tables::#items }))
             }
             None => quote!(None),
         };
