@@ -1,5 +1,13 @@
-//! Shared helpers of the contract tests: the document, its examples, and a server started for a
-//! test.
+//! Shared helpers of the contract tests: the document, its examples, a server started for a
+//! test, exchanges addressed by operation ([`exchange`]), the evidence of what the tests prove
+//! ([`coverage`]) and the harness that runs them ([`harness`]).
+
+pub mod coverage;
+pub mod exchange;
+pub mod harness;
+pub mod operations;
+
+pub use exchange::{Answer, Call, media, post_json, records};
 
 use std::{
     net::SocketAddr,
@@ -9,6 +17,7 @@ use std::{
 use core_api_support::{Representation, Schema};
 use core_server::{
     auth,
+    bootstrap::Bootstrap,
     server::{RunningServer, start},
     settings::Settings,
     storage::Database,
@@ -207,6 +216,22 @@ impl TestServer {
         }
     }
 
+    /// Starts a server on a database with the demo catalogue loaded.
+    pub async fn start_with_demo(database_url: &str) -> TestServer {
+        let server = TestServer::start_on(database_url).await;
+        server
+            .load(&core_server::bootstrap::demo().expect("the demo document"))
+            .await;
+        server
+    }
+
+    /// Loads a bootstrap document (reference data, a test's fixture) into the server's database.
+    pub async fn load(&self, document: &Bootstrap) {
+        core_server::bootstrap::load(&self.database, document, Path::new("."))
+            .await
+            .expect("the fixture loads");
+    }
+
     /// A client that sends the `admin` token with every request.
     pub fn client(&self) -> reqwest::Client {
         self.client_with(&self.token)
@@ -240,44 +265,9 @@ impl TestServer {
     }
 }
 
-/// Operations implemented so far, by operation id: they answer their documented requests with
-/// 200 (the others answer 501).
-pub const IMPLEMENTED: &[&str] = &[
-    "transform",
-    "localesRetrieve",
-    "keywordsRetrieve",
-    "keywordsPersist",
-    "componentsRetrieve",
-    "messagesPersist",
-    "glossaryEntriesPersist",
-    "glossaryEntriesPerform",
-    "linksPersist",
-    "peosLinksPersist",
-];
-
-/// Posts a JSON body to a path with a token, asking for JSON; answers the status and the body.
-pub async fn post_json(server: &TestServer, token: &str, path: &str, body: &Value) -> (u16, Value) {
-    let answer = server
-        .client_with(token)
-        .post(server.url(path))
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("the server answers");
-    let status = answer.status().as_u16();
-    (status, answer.json().await.expect("a JSON body"))
-}
-
-/// Posts a JSON body to a path with a token; answers the 200's result records (`responses`).
-pub async fn records(server: &TestServer, token: &str, path: &str, body: &Value) -> Vec<Value> {
-    let (status, body) = post_json(server, token, path, body).await;
-    assert_eq!(status, 200, "{body}");
-    body["responses"]["response"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+/// A bootstrap document written as JSON, for a test's fixture.
+pub fn fixture(document: Value) -> Bootstrap {
+    serde_json::from_value(document).expect("the fixture is a bootstrap document")
 }
 
 /// The databases a test runs on: in-memory SQLite always, and the PostgreSQL database

@@ -2,21 +2,22 @@
 //! example, and every kind of hostile input is refused with a 400 (or 413) that says what is
 //! wrong and where.
 
-use contract_tests::{TestServer, document, examples};
+use contract_tests::{TestServer, coverage, document, examples};
+use core_api::operations::TRANSFORM;
 use core_api_support::Representation;
 use serde_json::Value;
 
-const PATH: &str = "/api/core/v1/common/transform";
-
+/// Posts any body with any media types (hostile input, a streamed body) to transform.
 async fn post(
     server: &TestServer,
     content_type: &str,
     accept: &str,
     body: impl Into<reqwest::Body>,
 ) -> reqwest::Response {
+    coverage::sent(&TRANSFORM);
     server
         .client()
-        .post(server.url(PATH))
+        .post(server.url(TRANSFORM.path))
         .header("content-type", content_type)
         .header("accept", accept)
         .body(body)
@@ -25,7 +26,6 @@ async fn post(
         .expect("an answer")
 }
 
-#[tokio::test]
 async fn all_nine_pairs_give_the_documented_example() {
     let server = TestServer::start().await;
     let document = document();
@@ -82,7 +82,6 @@ async fn refusal(response: reqwest::Response) -> (u16, String) {
 const XML: &str = "application/xml; charset=UTF-8";
 const JSON: &str = "application/json";
 
-#[tokio::test]
 async fn hostile_input_is_refused_with_what_and_where() {
     let server = TestServer::start().await;
     let deep_xml = format!(
@@ -166,7 +165,6 @@ async fn hostile_input_is_refused_with_what_and_where() {
     server.stop().await;
 }
 
-#[tokio::test]
 async fn an_oversized_chunked_body_is_refused_with_413() {
     let server = TestServer::start_with(|settings| settings.max_body_bytes = 64 * 1024).await;
     // No Content-Length: the limit must hold while the body is read.
@@ -181,7 +179,6 @@ async fn an_oversized_chunked_body_is_refused_with_413() {
 
 /// A refusal that quotes what the request sent (an unknown property's name) is itself a valid
 /// message: characters XML cannot carry are escaped and a long name is cut, in every answer.
-#[tokio::test]
 async fn refusals_quote_the_request_printably() {
     let server = TestServer::start().await;
     let long = "n".repeat(10_000);
@@ -193,15 +190,7 @@ async fn refusals_quote_the_request_printably() {
         (format!(r#"{{"{long}": 1}}"#), "unknown property 'nnnn"),
     ] {
         for accept in [JSON, XML] {
-            let answer = server
-                .client()
-                .post(server.url(PATH))
-                .header("Content-Type", JSON)
-                .header("Accept", accept)
-                .body(body.clone())
-                .send()
-                .await
-                .expect("answers");
+            let answer = post(&server, JSON, accept, body.clone()).await;
             assert_eq!(answer.status().as_u16(), 400);
             let text = answer.text().await.expect("a body");
             // The text as read: JSON escapes the backslash of the escape once more.
@@ -227,3 +216,10 @@ async fn refusals_quote_the_request_printably() {
     }
     server.stop().await;
 }
+
+contract_tests::trials!(
+    all_nine_pairs_give_the_documented_example,
+    hostile_input_is_refused_with_what_and_where,
+    an_oversized_chunked_body_is_refused_with_413,
+    refusals_quote_the_request_printably,
+);

@@ -4,22 +4,25 @@
 
 use std::collections::HashSet;
 
-use contract_tests::{TestServer, backends, issue_item, post_json};
-use core_server::bootstrap::{self, Bootstrap};
+use contract_tests::{
+    TestServer, backends,
+    coverage::{self, said, status_and_description},
+    fixture, issue_item, media, post_json, records,
+};
+use core_api::operations::{KEYWORDS_PERSIST as PERSIST, KEYWORDS_RETRIEVE as RETRIEVE};
+use core_api_support::{
+    Operation,
+    Representation::{Compact, Json, Xml},
+};
+use core_server::bootstrap::Bootstrap;
 use serde_json::{Value, json};
-
-const PERSIST: &str = "/api/core/v1/common/keywords/persist";
-const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
-const JSON: &str = "application/json";
-const XML: &str = "application/xml; charset=UTF-8";
-const COMPACT: &str = "application/json+compact";
 
 /// A token of the role `reader`, which may call the Common module but not see restricted assets.
 const READER: &str = "0123456789abcdef.0123456789abcdef0123456789abcdef";
 
 /// Keywords with asset links, one of the assets restricted to a role.
-fn fixture() -> Bootstrap {
-    serde_json::from_value(json!({
+fn keywords() -> Bootstrap {
+    fixture(json!({
         "locales": [{"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}],
         "assets": [
             {"tid": "A-1001", "name": "summer.jpg"},
@@ -32,35 +35,33 @@ fn fixture() -> Bootstrap {
         "roles": [{"name": "reader", "modules": ["Common"]}, {"name": "secret"}],
         "tokens": [{"user": "reader", "roles": ["reader"], "token": READER}]
     }))
-    .expect("the fixture is a bootstrap document")
 }
 
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
-    bootstrap::load(&server.database, &fixture(), std::path::Path::new("."))
-        .await
-        .expect("the fixture loads");
+    server.load(&keywords()).await;
     server
 }
 
 /// Posts a JSON body and answers status and JSON body.
-async fn post(server: &TestServer, path: &str, body: &Value) -> (u16, Value) {
-    post_json(server, &server.token, path, body).await
+async fn post(server: &TestServer, operation: &'static Operation, body: &Value) -> (u16, Value) {
+    post_json(server, &server.token, operation, body).await
 }
 
 /// Persists keywords given as `kwd` objects; answers the records.
 async fn persist(server: &TestServer, kwd: Value) -> Vec<Value> {
-    let (status, body) = post(server, PERSIST, &json!({"kwds": {"kwd": kwd}})).await;
-    assert_eq!(status, 200, "{body}");
-    body["responses"]["response"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(
+        server,
+        &server.token,
+        &PERSIST,
+        &json!({"kwds": {"kwd": kwd}}),
+    )
+    .await
 }
 
 /// Retrieves keywords; answers the `kwd` list.
 async fn retrieve(server: &TestServer, request: Value) -> Vec<Value> {
-    let (status, body) = post(server, RETRIEVE, &request).await;
+    let (status, body) = post(server, &RETRIEVE, &request).await;
     assert_eq!(status, 200, "{body}");
     body["kwds"]["kwd"].as_array().cloned().unwrap_or_default()
 }
@@ -73,19 +74,6 @@ fn name(value: &str) -> Value {
     json!({"itm": [{"value": value}]})
 }
 
-fn statuses(records: &[Value]) -> Vec<(&str, &str)> {
-    records
-        .iter()
-        .map(|record| {
-            (
-                record["status"].as_str().unwrap_or_default(),
-                record["description"].as_str().unwrap_or_default(),
-            )
-        })
-        .collect()
-}
-
-#[tokio::test]
 async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
     for url in backends("keywords retrieval").await {
         let server = server(&url).await;
@@ -154,15 +142,13 @@ async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
             json!({"itms": [{"type": "asset", "itm": [{"value": "A-1001"}, {"value": "A-SECRET"}]}]})
         );
         assert_eq!(linked[1]["links"], json!({"itms": []}));
-        let answer = server
-            .client_with(READER)
-            .post(server.url(RETRIEVE))
-            .header("Content-Type", JSON)
-            .body(json!({"path": "/Season", "retrieveLinks": true}).to_string())
-            .send()
-            .await
-            .expect("answers");
-        let body: Value = answer.json().await.expect("JSON");
+        let (_, body) = post_json(
+            &server,
+            READER,
+            &RETRIEVE,
+            &json!({"path": "/Season", "retrieveLinks": true}),
+        )
+        .await;
         assert_eq!(
             body["kwds"]["kwd"][0]["links"]["itms"][0]["itm"],
             json!([{"value": "A-1001"}])
@@ -171,7 +157,6 @@ async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
     }
 }
 
-#[tokio::test]
 async fn retrieval_refuses_bad_levels_and_paths() {
     for url in backends("keywords retrieval refusals").await {
         let server = server(&url).await;
@@ -195,16 +180,18 @@ async fn retrieval_refuses_bad_levels_and_paths() {
                 "Keyword with path '/Nope' not found",
             ),
         ] {
-            let (answer, body) = post(&server, RETRIEVE, &request).await;
+            let (answer, body) = post(&server, &RETRIEVE, &request).await;
             assert_eq!(answer, status, "{request}: {body}");
             let said = issue_item(&body, "errorMessage").unwrap_or_default();
-            assert!(said.contains(message), "{request}: {said}");
+            assert!(
+                coverage::contains(&RETRIEVE, said, message),
+                "{request}: {said}"
+            );
         }
         server.stop().await;
     }
 }
 
-#[tokio::test]
 async fn persist_creates_updates_and_refuses_each_item_alone() {
     for url in backends("keywords persist").await {
         let server = server(&url).await;
@@ -218,27 +205,22 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
   </kwds>
 </pim>"#;
         let answer = server
-            .client()
-            .post(server.url(PERSIST))
-            .header("Content-Type", XML)
-            .header("Accept", JSON)
-            .body(example)
+            .call(&PERSIST)
+            .body(Xml, example)
+            .accept(Json)
             .send()
-            .await
-            .expect("answers");
-        assert_eq!(answer.status().as_u16(), 200);
-        let body: Value = answer.json().await.expect("JSON");
+            .await;
+        assert_eq!(answer.status, 200);
+        let body = answer.json();
         let records = body["responses"]["response"].as_array().expect("records");
-        assert_eq!(records.len(), 2);
+        assert_eq!(
+            said(&PERSIST, records, status_and_description),
+            [("SUCCESS", "The keyword has been created successfully"); 2]
+        );
         for (record, path) in records.iter().zip(["/Materials", "/Materials/Cotton"]) {
             assert_eq!(record["action"], "create");
             assert_eq!(record["dataType"], "keyword");
-            assert_eq!(record["status"], "SUCCESS");
             assert_eq!(record["path"], path);
-            assert_eq!(
-                record["description"],
-                "The keyword has been created successfully"
-            );
             assert!(record["id"].is_i64());
         }
         let meta = &body["meta"]["itm"];
@@ -270,7 +252,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         )
         .await;
         assert_eq!(
-            statuses(&records),
+            said(&PERSIST, &records, status_and_description),
             [
                 ("SUCCESS", "The keyword has been created successfully"),
                 ("ERROR", "Parent keyword with identity '999999' not found"),
@@ -323,7 +305,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         )
         .await;
         assert_eq!(
-            statuses(&records),
+            said(&PERSIST, &records, status_and_description),
             [("SUCCESS", "The keyword has been updated successfully")]
         );
         assert_eq!(records[0]["action"], "update");
@@ -344,7 +326,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
             json!([{"value": "Organic Cotton"}, {"value": "Baumwolle", "loc": "de_DE"}])
         );
         assert_eq!(below[1]["meta"]["itm"][2]["value"], "Organic Cotton");
-        let (status, _) = post(&server, RETRIEVE, &json!({"path": "/Materials/Cotton"})).await;
+        let (status, _) = post(&server, &RETRIEVE, &json!({"path": "/Materials/Cotton"})).await;
         assert_eq!(status, 404);
         // Update by path, a localized name only; a rename onto a sibling is refused.
         let records = persist(
@@ -356,7 +338,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         )
         .await;
         assert_eq!(
-            statuses(&records),
+            said(&PERSIST, &records, status_and_description),
             [
                 ("SUCCESS", "The keyword has been updated successfully"),
                 (
@@ -374,7 +356,6 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
     }
 }
 
-#[tokio::test]
 async fn persist_refuses_bad_requests_whole() {
     for url in backends("keywords persist refusals").await {
         let server = server(&url).await;
@@ -400,7 +381,7 @@ async fn persist_refuses_bad_requests_whole() {
                 "kwds/kwd[1]/parentId: expected integer",
             ),
         ] {
-            let (status, body) = post(&server, PERSIST, &request).await;
+            let (status, body) = post(&server, &PERSIST, &request).await;
             assert_eq!(status, 400, "{body}");
             let said = issue_item(&body, "errorMessage").unwrap_or_default();
             assert!(said.contains(message), "{said}");
@@ -409,7 +390,7 @@ async fn persist_refuses_bad_requests_whole() {
         assert_eq!(retrieve(&server, json!({"path": "/"})).await.len(), 1);
         let (status, body) = post(
             &server,
-            PERSIST,
+            &PERSIST,
             &json!({"schemaVersion": "5.5.0", "kwds": {}}),
         )
         .await;
@@ -419,32 +400,28 @@ async fn persist_refuses_bad_requests_whole() {
     }
 }
 
-#[tokio::test]
 async fn persist_answers_alike_in_every_representation() {
     let server = server("sqlite::memory:").await;
     let bodies = [
-        (XML, r#"<pim xmlns="urn:core-interface:v1"><kwds><kwd><name><itm>X1</itm></name></kwd></kwds></pim>"#.to_string()),
-        (JSON, json!({"kwds": {"kwd": [{"name": name("X2")}]}}).to_string()),
-        (COMPACT, json!({"kwds": {"entries": [{"name": name("X3")}]}}).to_string()),
+        (Xml, r#"<pim xmlns="urn:core-interface:v1"><kwds><kwd><name><itm>X1</itm></name></kwd></kwds></pim>"#.to_string()),
+        (Json, json!({"kwds": {"kwd": [{"name": name("X2")}]}}).to_string()),
+        (Compact, json!({"kwds": {"entries": [{"name": name("X3")}]}}).to_string()),
     ];
     for (request, body) in &bodies {
         for (accept, records_at) in [
-            (XML, None),
-            (JSON, Some("/responses/response")),
-            (COMPACT, Some("/responses/entries")),
+            (Xml, None),
+            (Json, Some("/responses/response")),
+            (Compact, Some("/responses/entries")),
         ] {
             let answer = server
-                .client()
-                .post(server.url(PERSIST))
-                .header("Content-Type", *request)
-                .header("Accept", accept)
-                .body(body.clone())
+                .call(&PERSIST)
+                .body(*request, body.clone())
+                .accept(accept)
                 .send()
-                .await
-                .expect("answers");
-            assert_eq!(answer.status().as_u16(), 200);
-            assert_eq!(answer.headers()["content-type"], accept);
-            let text = answer.text().await.expect("a body");
+                .await;
+            assert_eq!(answer.status, 200);
+            assert_eq!(answer.content_type, media(&PERSIST, accept));
+            let text = answer.text;
             let created = match records_at {
                 None => {
                     text.contains(r#"action="create" dataType="keyword""#)
@@ -464,7 +441,7 @@ async fn persist_answers_alike_in_every_representation() {
             };
             // The first exchange creates; the others find the keyword there already.
             let refused = text.contains("already exists");
-            assert!(created || refused, "{request} → {accept}: {text}");
+            assert!(created || refused, "{request:?} → {accept:?}: {text}");
         }
     }
     let roots = retrieve(&server, json!({"path": "/"})).await;
@@ -474,7 +451,6 @@ async fn persist_answers_alike_in_every_representation() {
 
 /// Sixteen clients persist keywords at once: every keyword is stored once, under its own id, and
 /// of sixteen attempts to create the same keyword exactly one succeeds.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_clients_persist_at_once_without_sharing_an_id() {
     const CLIENTS: usize = 16;
     const BATCHES: usize = 10;
@@ -552,7 +528,6 @@ async fn sixteen_clients_persist_at_once_without_sharing_an_id() {
 
 /// A keyword path has at most the document's `maxLength` (D-56): a keyword whose path would be
 /// longer is refused, on create and on a rename that would lengthen its descendants' paths.
-#[tokio::test]
 async fn paths_longer_than_the_document_allows_are_refused() {
     for url in backends("keyword path lengths").await {
         let server = server(&url).await;
@@ -571,24 +546,24 @@ async fn paths_longer_than_the_document_allows_are_refused() {
             ]),
         )
         .await;
-        let said = statuses(&records);
-        assert!(
-            said[..5].iter().all(|(status, _)| *status == "SUCCESS"),
-            "{said:?}"
+        assert_eq!(
+            said(&PERSIST, &records[..5], |record| record["status"].as_str()),
+            [Some("SUCCESS"); 5],
+            "{records:?}"
         );
         let full = format!("/r/{a}/{b}/{c}/{deepest}");
         assert_eq!(full.chars().count(), 1024);
         assert_eq!(
-            said[5],
-            (
+            said(&PERSIST, &records[5..], status_and_description),
+            [(
                 "ERROR",
                 "A keyword path has at most 1024 characters; this one would have 1025"
-            )
+            )]
         );
         // Renaming the root lengthens every path below it: refused, nothing renamed.
         let records = persist(&server, json!([{"path": "/r", "name": name("rr")}])).await;
         assert_eq!(
-            statuses(&records),
+            said(&PERSIST, &records, status_and_description),
             [(
                 "ERROR",
                 "A keyword path has at most 1024 characters; this one would have 1025"
@@ -601,7 +576,17 @@ async fn paths_longer_than_the_document_allows_are_refused() {
         assert!(paths.contains(&full), "{paths:?}");
         // Renaming to a name of the same length is fine.
         let records = persist(&server, json!([{"path": "/r", "name": name("s")}])).await;
-        assert_eq!(statuses(&records)[0].0, "SUCCESS");
+        assert_eq!(records[0]["status"], "SUCCESS");
         server.stop().await;
     }
 }
+
+contract_tests::trials!(
+    retrieval_walks_levels_in_pre_order_with_names_meta_and_links,
+    retrieval_refuses_bad_levels_and_paths,
+    persist_creates_updates_and_refuses_each_item_alone,
+    persist_refuses_bad_requests_whole,
+    persist_answers_alike_in_every_representation,
+    sixteen_clients_persist_at_once_without_sharing_an_id,
+    paths_longer_than_the_document_allows_are_refused,
+);

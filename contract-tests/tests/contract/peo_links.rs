@@ -2,28 +2,23 @@
 //! message including the PEO access right, in all three representations; on SQLite and, when
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The demo catalogue is the fixture.
 
-use contract_tests::{TestServer, backends, records};
-use core_server::bootstrap;
+use contract_tests::{TestServer, backends, coverage, fixture, records};
+use core_api::operations::PEOS_LINKS_PERSIST as PERSIST;
+use core_api_support::Representation::{Compact, Xml};
 use serde_json::{Value, json};
 use sqlx::Row;
 
-const PERSIST: &str = "/api/core/v1/peo/peos/links/persist";
 /// A token of the demo's role `editor`, which does not hold `marketing`.
 const EDITOR: &str = "ed170ed170ed170e.ed170ed170ed170ed170ed170ed170ed1";
 
 async fn server(url: &str) -> TestServer {
-    let server = TestServer::start_on(url).await;
-    let demo = bootstrap::demo().expect("the demo document");
-    let editor = serde_json::from_value(json!({
-        "roles": [{"name": "editor", "modules": ["Common", "PIM", "DAM", "PEO"]}],
-        "tokens": [{"user": "editor", "roles": ["editor"], "token": EDITOR}]
-    }))
-    .expect("a bootstrap document");
-    for document in [&demo, &editor] {
-        bootstrap::load(&server.database, document, std::path::Path::new("."))
-            .await
-            .expect("the fixture loads");
-    }
+    let server = TestServer::start_with_demo(url).await;
+    server
+        .load(&fixture(json!({
+            "roles": [{"name": "editor", "modules": ["Common", "PIM", "DAM", "PEO"]}],
+            "tokens": [{"user": "editor", "roles": ["editor"], "token": EDITOR}]
+        })))
+        .await;
     server
 }
 
@@ -32,7 +27,7 @@ fn pair(items: &[(&str, &str)]) -> Value {
 }
 
 async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
-    records(server, token, PERSIST, &json!({"links": {"itms": links}})).await
+    records(server, token, &PERSIST, &json!({"links": {"itms": links}})).await
 }
 
 async fn linked(server: &TestServer, peo: &str) -> Vec<String> {
@@ -49,7 +44,6 @@ async fn linked(server: &TestServer, peo: &str) -> Vec<String> {
     .collect()
 }
 
-#[tokio::test]
 async fn pairs_link_and_every_item_message_is_said() {
     for url in backends("PEO links persist").await {
         let server = server(&url).await;
@@ -77,18 +71,12 @@ async fn pairs_link_and_every_item_message_is_said() {
             ]),
         )
         .await;
-        let said: Vec<(&str, &str)> = records
-            .iter()
-            .map(|record| {
-                assert_eq!(record["action"], "link");
-                assert_eq!(record["dataType"], "peoToProjectLink");
-                assert_eq!(record["details"]["mode"], "delta");
-                (
-                    record["status"].as_str().unwrap_or_default(),
-                    record["description"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let said = coverage::said(&PERSIST, &records, |record| {
+            assert_eq!(record["action"], "link");
+            assert_eq!(record["dataType"], "peoToProjectLink");
+            assert_eq!(record["details"]["mode"], "delta");
+            coverage::status_and_description(record)
+        });
         assert_eq!(
             said,
             [
@@ -120,30 +108,32 @@ async fn pairs_link_and_every_item_message_is_said() {
         let restricted = json!([{"type": "peoToProject", "itms": [pair(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])]}]);
         let records = persist(&server, EDITOR, restricted.clone()).await;
         assert_eq!(
-            records[0]["description"],
-            "PEO is not available by access rights"
+            coverage::said(&PERSIST, &records, |record| record["description"].as_str()),
+            [Some("PEO is not available by access rights")]
         );
         assert!(linked(&server, "PEO-300-DRAFT").await.is_empty());
         let records = persist(&server, &admin, restricted).await;
         assert_eq!(records[0]["status"], "SUCCESS");
         // The same pair in XML and compact JSON, answered in each representation.
-        for (media, body) in [
-            ("application/xml", r#"<pim xmlns="urn:core-interface:v1"><links><itms type="peoToProject"><itms><itm key="peoTid">PEO-200-CAT</itm><itm key="projectTid">CAT-2027</itm></itms></itms></links></pim>"#.to_string()),
-            ("application/json+compact", json!({"links": {"entries": [{"type": "peoToProject", "itms": [pair(&[("peoTid", "PEO-200-CAT"), ("projectTid", "CAT-2027")])]}]}}).to_string()),
+        for (representation, media, body) in [
+            (Xml, "application/xml", r#"<pim xmlns="urn:core-interface:v1"><links><itms type="peoToProject"><itms><itm key="peoTid">PEO-200-CAT</itm><itm key="projectTid">CAT-2027</itm></itms></itms></links></pim>"#.to_string()),
+            (Compact, "application/json+compact", json!({"links": {"entries": [{"type": "peoToProject", "itms": [pair(&[("peoTid", "PEO-200-CAT"), ("projectTid", "CAT-2027")])]}]}}).to_string()),
         ] {
             let answer = server
-                .client()
-                .post(server.url(PERSIST))
-                .header("Content-Type", media)
-                .header("Accept", media)
-                .body(body)
+                .call(&PERSIST)
+                .raw(media, body)
+                .accept_raw(media)
                 .send()
-                .await
-                .expect("answers");
-            assert_eq!(answer.status().as_u16(), 200);
-            let text = answer.text().await.expect("a body");
-            assert!(text.contains("The link has been saved successfully"), "{text}");
+                .await;
+            assert_eq!(answer.status, 200, "{representation:?}");
+            assert!(
+                coverage::contains(&PERSIST, &answer.text, "The link has been saved successfully"),
+                "{}",
+                answer.text
+            );
         }
         server.stop().await;
     }
 }
+
+contract_tests::trials!(pairs_link_and_every_item_message_is_said,);

@@ -2,27 +2,22 @@
 //! the role's precedence, generated tids, and what is stored; on SQLite and, when
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
-use contract_tests::{TestServer, backends, issue_item};
+use contract_tests::{TestServer, backends, coverage, issue_item};
+use core_api::operations::MESSAGES_PERSIST as PERSIST;
+use core_api_support::Representation::Json;
 use core_server::modules::list_messages;
 use serde_json::{Value, json};
 
-const PERSIST: &str = "/api/core/v1/common/messages/persist";
-
-async fn post(server: &TestServer, content_type: &str, body: &str) -> (u16, Value) {
+async fn post(server: &TestServer, content_type: &'static str, body: &str) -> (u16, Value) {
     let answer = server
-        .client()
-        .post(server.url(PERSIST))
-        .header("Content-Type", content_type)
-        .header("Accept", "application/json")
-        .body(body.to_string())
+        .call(&PERSIST)
+        .raw(content_type, body.to_string())
+        .accept(Json)
         .send()
-        .await
-        .expect("answers");
-    let status = answer.status().as_u16();
-    (status, answer.json().await.expect("a JSON body"))
+        .await;
+    (answer.status, answer.json())
 }
 
-#[tokio::test]
 async fn messages_are_checked_whole_then_stored_each() {
     for url in backends("messages persist").await {
         let server = TestServer::start_on(&url).await;
@@ -37,15 +32,17 @@ async fn messages_are_checked_whole_then_stored_each() {
         assert_eq!(answer["schemaVersion"], "5.6.0");
         let records = answer["responses"]["response"].as_array().expect("records");
         assert_eq!(records.len(), 2, "{answer}");
+        assert_eq!(
+            coverage::said(&PERSIST, records, coverage::status_and_description),
+            [(
+                "ERROR",
+                "Either recipientUser or recipientRole must be given"
+            ); 2]
+        );
         for (record, (path, tid)) in records
             .iter()
             .zip([("messages[2]", Some("M-2")), ("messages[3]", None)])
         {
-            assert_eq!(record["status"], "ERROR");
-            assert_eq!(
-                record["description"],
-                "Either recipientUser or recipientRole must be given"
-            );
             assert_eq!(record["dataType"], "message");
             assert_eq!(record["path"], path);
             assert_eq!(record["tid"].as_str(), tid);
@@ -68,9 +65,11 @@ async fn messages_are_checked_whole_then_stored_each() {
         assert_eq!(status, 200, "{answer}");
         let records = answer["responses"]["response"].as_array().expect("records");
         assert_eq!(
-            records[0],
-            json!({"action": "create", "dataType": "message", "tid": "M-1",
+            coverage::said(&PERSIST, &records[..1], Value::clone),
+            [
+                json!({"action": "create", "dataType": "message", "tid": "M-1",
             "status": "SUCCESS", "description": "The message has been sent successfully"})
+            ]
         );
         let generated = records[1]["tid"].as_str().expect("a tid");
         assert_eq!(generated.len(), 36, "a UUID: {generated}");
@@ -106,12 +105,12 @@ async fn messages_are_checked_whole_then_stored_each() {
         let body = json!({"messages": [{"tid": "M-1", "recipientUser": "alice"}, {"tid": "M-3", "recipientUser": "alice"}]});
         let (status, answer) = post(&server, "application/json", &body.to_string()).await;
         assert_eq!(status, 200, "{answer}");
-        assert_eq!(answer["responses"]["response"][0]["status"], "ERROR");
+        let records = answer["responses"]["response"].as_array().expect("records");
         assert_eq!(
-            answer["responses"]["response"][0]["description"],
-            "Message 'M-1' already exists"
+            coverage::said(&PERSIST, &records[..1], coverage::status_and_description),
+            [("ERROR", "Message 'M-1' already exists")]
         );
-        assert_eq!(answer["responses"]["response"][1]["status"], "SUCCESS");
+        assert_eq!(records[1]["status"], "SUCCESS");
         assert_eq!(
             list_messages(&server.database, None, None)
                 .await
@@ -145,3 +144,5 @@ async fn messages_are_checked_whole_then_stored_each() {
         server.stop().await;
     }
 }
+
+contract_tests::trials!(messages_are_checked_whole_then_stored_each,);

@@ -3,17 +3,17 @@
 //! and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The interface has no operation that
 //! reads glossary entries, so state is checked through later items and in the database.
 
-use contract_tests::{TestServer, backends, issue_item, post_json, records};
-use core_server::bootstrap;
+use contract_tests::{TestServer, backends, coverage, fixture, issue_item, post_json, records};
+use core_api::operations::{
+    GLOSSARY_ENTRIES_PERFORM as PERFORM, GLOSSARY_ENTRIES_PERSIST as PERSIST,
+};
+use core_api_support::Operation;
 use serde_json::{Value, json};
 use sqlx::Row;
 
-const PERSIST: &str = "/api/core/v1/common/glossaryEntries/persist";
-const PERFORM: &str = "/api/core/v1/common/glossaryEntries/perform";
-
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
-    let fixture = serde_json::from_value(json!({
+    let glossaries = fixture(json!({
         "locales": [
             {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"},
             {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"},
@@ -27,33 +27,31 @@ async fn server(url: &str) -> TestServer {
             ]},
             {"tid": "GL-2", "name": "Archive"}
         ]
-    }))
-    .expect("a bootstrap document");
-    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
-        .await
-        .expect("the fixture loads");
+    }));
+    server.load(&glossaries).await;
     server
 }
 
-async fn post(server: &TestServer, path: &str, body: Value) -> (u16, Value) {
-    post_json(server, &server.token, path, &body).await
+async fn post(server: &TestServer, operation: &'static Operation, body: Value) -> (u16, Value) {
+    post_json(server, &server.token, operation, &body).await
 }
 
-async fn exchange(server: &TestServer, path: &str, body: Value) -> Vec<Value> {
-    records(server, &server.token, path, &body).await
+async fn exchange(server: &TestServer, operation: &'static Operation, body: Value) -> Vec<Value> {
+    records(server, &server.token, operation, &body).await
 }
 
-fn said(records: &[Value]) -> Vec<(&str, &str, &str)> {
-    records
-        .iter()
-        .map(|record| {
-            (
-                record["status"].as_str().unwrap_or_default(),
-                record["action"].as_str().unwrap_or_default(),
-                record["description"].as_str().unwrap_or_default(),
-            )
-        })
-        .collect()
+/// What the records of an operation say: status, action and description.
+fn said<'r>(
+    operation: &'static Operation,
+    records: &'r [Value],
+) -> coverage::Said<Vec<(&'r str, &'r str, &'r str)>> {
+    coverage::said(operation, records, |record| {
+        (
+            record["status"].as_str().unwrap_or_default(),
+            record["action"].as_str().unwrap_or_default(),
+            record["description"].as_str().unwrap_or_default(),
+        )
+    })
 }
 
 fn meta(items: &[(&str, &str)]) -> Value {
@@ -105,7 +103,6 @@ async fn stored(
     ))
 }
 
-#[tokio::test]
 async fn persist_creates_updates_and_says_every_item_message() {
     for url in backends("glossary entries persist").await {
         let server = server(&url).await;
@@ -114,7 +111,7 @@ async fn persist_creates_updates_and_says_every_item_message() {
         ]}]});
         let records = exchange(
             &server,
-            PERSIST,
+            &PERSIST,
             json!({"glossaryEntries": {"glossaryEntry": [
                 {"parentTid": "GL-1", "loc": "en_GB", "type": "term",
                  "meta": meta(&[("value", "shirt"), ("forbidden", "true")]), "links": translation},
@@ -136,7 +133,7 @@ async fn persist_creates_updates_and_says_every_item_message() {
         )
         .await;
         assert_eq!(
-            said(&records),
+            said(&PERSIST, &records),
             [
                 (
                     "SUCCESS",
@@ -217,7 +214,6 @@ async fn persist_creates_updates_and_says_every_item_message() {
     }
 }
 
-#[tokio::test]
 async fn perform_deletes_copies_and_moves() {
     for url in backends("glossary entries perform").await {
         let server = server(&url).await;
@@ -230,7 +226,7 @@ async fn perform_deletes_copies_and_moves() {
         };
         let records = exchange(
             &server,
-            PERFORM,
+            &PERFORM,
             json!({"actions": {"action": [
                 action("copyToGlossary", "GE-1", Some("2")),
                 action("copyToGlossary", "GE-404", Some("2")),
@@ -242,7 +238,7 @@ async fn perform_deletes_copies_and_moves() {
         )
         .await;
         assert_eq!(
-            said(&records),
+            said(&PERFORM, &records),
             [
                 (
                     "SUCCESS",
@@ -284,7 +280,7 @@ async fn perform_deletes_copies_and_moves() {
         let id = records[0]["id"].as_i64().expect("an id");
         let records = exchange(
             &server,
-            PERFORM,
+            &PERFORM,
             json!({"actions": {"action": [
                 {"dataType": "glossaryEntry", "type": "moveToGlossary", "id": id, "meta": meta(&[("glossaryId", "2")])},
                 action("delete", &copy, None),
@@ -293,7 +289,7 @@ async fn perform_deletes_copies_and_moves() {
         )
         .await;
         assert_eq!(
-            said(&records),
+            said(&PERFORM, &records),
             [
                 (
                     "SUCCESS",
@@ -314,15 +310,22 @@ async fn perform_deletes_copies_and_moves() {
         );
         assert_eq!(stored(&server, "GE-1").await.expect("moved").0, "GL-2");
         assert!(stored(&server, &copy).await.is_none());
-        let updated = records_of_update(&server, &copy).await;
+        let updated = exchange(
+            &server,
+            &PERSIST,
+            json!({"glossaryEntries": {"glossaryEntry": [{"tid": copy}]}}),
+        )
+        .await;
         assert_eq!(
-            updated,
-            format!("Sentence with identity '{copy}' not found.")
+            coverage::said(&PERSIST, &updated, |record| record["description"].as_str()),
+            [Some(
+                format!("Sentence with identity '{copy}' not found.").as_str()
+            )]
         );
         // A glossaryId that is not an integer is a wrong data type: 400, nothing applied.
         let (status, answer) = post(
             &server,
-            PERFORM,
+            &PERFORM,
             json!({"actions": {"action": [action("delete", "GE-1", None), action("copyToGlossary", "GE-1", Some("two"))]}}),
         )
         .await;
@@ -333,15 +336,7 @@ async fn perform_deletes_copies_and_moves() {
     }
 }
 
-async fn records_of_update(server: &TestServer, tid: &str) -> String {
-    let records = exchange(
-        server,
-        PERSIST,
-        json!({"glossaryEntries": {"glossaryEntry": [{"tid": tid}]}}),
-    )
-    .await;
-    records[0]["description"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
+contract_tests::trials!(
+    persist_creates_updates_and_says_every_item_message,
+    perform_deletes_copies_and_moves,
+);

@@ -27,7 +27,6 @@ fn statuses(responses: Option<types::Responses>) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
 async fn every_common_operation_through_the_generated_client() {
     let server = TestServer::start().await;
     let demo = bootstrap::demo().expect("the demo document");
@@ -164,7 +163,6 @@ async fn every_common_operation_through_the_generated_client() {
 
 /// A documented error status reaches the client as its error body: no component is configured
 /// on an empty database.
-#[tokio::test]
 async fn a_documented_error_reaches_the_client_as_its_error_body() {
     let server = TestServer::start().await;
     let client = Client::new_with_client(&server.url(""), server.client());
@@ -179,3 +177,8 @@ async fn a_documented_error_reaches_the_client_as_its_error_body() {
     }
     server.stop().await;
 }
+
+contract_tests::trials!(
+    every_common_operation_through_the_generated_client,
+    a_documented_error_reaches_the_client_as_its_error_body,
+);

@@ -1,11 +1,18 @@
-//! `insta` snapshots (in `snapshots/`) of the Common module's answers over HTTP, on the demo
-//! catalogue, on SQLite and (when `CORE_TEST_POSTGRES_URL` is set) PostgreSQL alike: every item-level message of its operations, in every representation the operation
-//! answers in. Generated ids, tids and timestamps are redacted (`[generated]`); the server never
-//! fakes them.
+//! `insta` snapshots (in `snapshots/`) of the answers of every implemented operation over HTTP,
+//! on the demo catalogue, on SQLite and (when `CORE_TEST_POSTGRES_URL` is set) PostgreSQL alike:
+//! scenarios that make each operation say its item-level messages, in every representation the
+//! operation answers in. An implemented operation without a scenario fails the test. Generated
+//! ids, tids and timestamps are redacted (`[generated]`); the server never fakes them.
 
-use contract_tests::{TestServer, backends, redact_json, redact_xml, snapshot_dir};
-use core_api_support::Representation;
-use core_server::bootstrap;
+use contract_tests::{
+    TestServer, backends, coverage, fixture, operations, redact_json, redact_xml, snapshot_dir,
+};
+use core_api::operations::{
+    COMPONENTS_RETRIEVE, GLOSSARY_ENTRIES_PERFORM, GLOSSARY_ENTRIES_PERSIST, KEYWORDS_PERSIST,
+    KEYWORDS_RETRIEVE, LINKS_PERSIST, LOCALES_RETRIEVE, MESSAGES_PERSIST, PEOS_LINKS_PERSIST,
+    TRANSFORM,
+};
+use core_api_support::{Operation, Representation};
 use serde_json::{Value, json};
 
 /// A token of the demo's role `editor` (Common, PIM, DAM), which holds no restricted record.
@@ -24,18 +31,30 @@ fn name(value: &str) -> Value {
     json!({"itm": [{"value": value}]})
 }
 
-/// The exchanges: a name, the operation's path, the caller's token (`None`: admin), the body.
-fn scenarios() -> Vec<(&'static str, &'static str, Option<&'static str>, Value)> {
+/// The exchanges: a name, the operation, the caller's token (`None`: admin), the body.
+fn scenarios() -> Vec<(
+    &'static str,
+    &'static Operation,
+    Option<&'static str>,
+    Value,
+)> {
     vec![
         (
+            "transform",
+            &TRANSFORM,
+            None,
+            json!({"meta": {"itm": [{"key": "sourceEnv", "value": "ci"}]},
+                   "kwds": {"kwd": [{"id": 7, "path": "/Season", "name": name("Season")}]}}),
+        ),
+        (
             "keywords_retrieve",
-            "/api/core/v1/common/keywords/retrieve",
+            &KEYWORDS_RETRIEVE,
             None,
             json!({"path": "/Season", "level": -1, "retrieveLinks": true}),
         ),
         (
             "keywords_persist",
-            "/api/core/v1/common/keywords/persist",
+            &KEYWORDS_PERSIST,
             None,
             json!({"kwds": {"kwd": [
                 {"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}, {"value": "Herbst", "loc": "de_DE"}]}},
@@ -54,19 +73,14 @@ fn scenarios() -> Vec<(&'static str, &'static str, Option<&'static str>, Value)>
         ),
         (
             "locales_retrieve",
-            "/api/core/v1/common/locales/retrieve",
+            &LOCALES_RETRIEVE,
             None,
             json!({"mode": "CONTENT", "exportConfig": true}),
         ),
-        (
-            "components_retrieve",
-            "/api/core/v1/common/components/retrieve",
-            None,
-            json!({}),
-        ),
+        ("components_retrieve", &COMPONENTS_RETRIEVE, None, json!({})),
         (
             "glossary_entries_persist",
-            "/api/core/v1/common/glossaryEntries/persist",
+            &GLOSSARY_ENTRIES_PERSIST,
             None,
             json!({"glossaryEntries": {"glossaryEntry": [
                 {"parentTid": "GL-TEXTILES", "loc": "en_GB", "type": "term",
@@ -84,7 +98,7 @@ fn scenarios() -> Vec<(&'static str, &'static str, Option<&'static str>, Value)>
         ),
         (
             "glossary_entries_perform",
-            "/api/core/v1/common/glossaryEntries/perform",
+            &GLOSSARY_ENTRIES_PERFORM,
             None,
             json!({"actions": {"action": [
                 {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-COTTON", "meta": {"itm": itm(&[("glossaryId", "2")])}},
@@ -99,19 +113,19 @@ fn scenarios() -> Vec<(&'static str, &'static str, Option<&'static str>, Value)>
         ),
         (
             "messages_persist",
-            "/api/core/v1/common/messages/persist",
+            &MESSAGES_PERSIST,
             None,
             json!({"messages": [{"tid": "MSG-1", "subject": "Upload failed", "severity": "ERROR", "recipientUser": "editor"}]}),
         ),
         (
             "messages_persist_refused",
-            "/api/core/v1/common/messages/persist",
+            &MESSAGES_PERSIST,
             None,
             json!({"messages": [{"tid": "MSG-1", "recipientUser": "editor"}, {"tid": "MSG-2"}]}),
         ),
         (
             "links_persist",
-            "/api/core/v1/common/links/persist",
+            &LINKS_PERSIST,
             None,
             json!({"links": {"itms": [
                 {"type": "assetToProduct", "itms": [
@@ -130,74 +144,100 @@ fn scenarios() -> Vec<(&'static str, &'static str, Option<&'static str>, Value)>
         ),
         (
             "links_persist_access_rights",
-            "/api/core/v1/common/links/persist",
+            &LINKS_PERSIST,
             Some(EDITOR),
             json!({"links": {"itms": [{"type": "assetToProduct", "itms": [
                 {"type": "productImages", "itm": itm(&[("productTid", "P-300"), ("assetTid", "A-1003")])},
                 {"type": "productImages", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-9001")])}
             ]}]}}),
         ),
+        (
+            "peos_links_persist",
+            &PEOS_LINKS_PERSIST,
+            None,
+            json!({"links": {"itms": [
+                {"type": "peoToProject", "itms": [
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])},
+                    {"itm": itm(&[("peoTid", "PEO-404"), ("projectTid", "CAT-2027")])},
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "NOPE")])},
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB")])}
+                ]},
+                {"type": "peoToProduct", "itms": [{"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])}]}
+            ]}}),
+        ),
+        (
+            "peos_links_persist_access_rights",
+            &PEOS_LINKS_PERSIST,
+            Some(EDITOR),
+            json!({"links": {"itms": [{"type": "peoToProject", "itms": [
+                {"itm": itm(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])}
+            ]}]}}),
+        ),
     ]
 }
 
-#[tokio::test]
-async fn common_answers_in_every_representation() {
-    let demo = bootstrap::demo().expect("the demo document");
-    let editor = serde_json::from_value(
-        json!({"tokens": [{"user": "editor", "roles": ["editor"], "token": EDITOR}]}),
-    )
-    .expect("a bootstrap document");
+async fn answers_in_every_representation() {
+    let scenarios = scenarios();
+    // Every implemented operation has its scenarios: a new one fails here until it has.
+    let implemented = operations::implemented().await;
+    for operation in &implemented {
+        assert!(
+            scenarios
+                .iter()
+                .any(|(_, scenario, _, _)| std::ptr::eq(*scenario, *operation)),
+            "{} is implemented but has no snapshot scenario",
+            operation.id
+        );
+    }
+    let editor = fixture(json!({
+        "roles": [{"name": "editor", "modules": ["Common", "PIM", "DAM", "PEO"]}],
+        "tokens": [{"user": "editor", "roles": ["editor"], "token": EDITOR}]
+    }));
     let mut taken = 0;
     // The same snapshots hold on every backend: what differs (ids, times) is redacted.
-    for url in backends("Common snapshots").await {
-        for (scenario, path, token, body) in scenarios() {
-            let operation = core_api::operations::ALL
-                .iter()
-                .find(|operation| operation.path == path)
-                .expect("a documented operation");
+    for url in backends("answer snapshots").await {
+        for (scenario, operation, token, body) in &scenarios {
             for media in operation.response.media {
                 // A fresh catalogue per exchange: persist answers differ once the data is there.
-                let server = TestServer::start_on(&url).await;
-                for document in [&demo, &editor] {
-                    bootstrap::load(&server.database, document, std::path::Path::new("."))
-                        .await
-                        .expect("the fixture loads");
-                }
+                let server = TestServer::start_with_demo(&url).await;
+                server.load(&editor).await;
                 let answer = server
-                    .client_with(token.unwrap_or(&server.token))
-                    .post(server.url(path))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", media.name)
-                    .body(body.to_string())
+                    .call(operation)
+                    .token(token.unwrap_or(&server.token))
+                    .json(body)
+                    .accept(media.representation)
                     .send()
-                    .await
-                    .expect("answers");
-                let status = answer.status().as_u16();
-                let text = answer.text().await.expect("a body");
-                let (suffix, shown) = match media.representation {
-                    Representation::Xml => ("xml", redact_xml(&text)),
+                    .await;
+                let (suffix, shown, value) = match media.representation {
+                    Representation::Xml => ("xml", redact_xml(&answer.text), None),
                     representation => {
-                        let mut value: Value = serde_json::from_str(&text).expect("JSON");
+                        let mut value: Value = serde_json::from_str(&answer.text).expect("JSON");
                         redact_json(&mut value);
                         let pretty = serde_json::to_string_pretty(&value).expect("JSON");
-                        (
-                            if representation == Representation::Compact {
-                                "compact"
-                            } else {
-                                "json"
-                            },
-                            pretty,
-                        )
+                        let suffix = if representation == Representation::Compact {
+                            "compact"
+                        } else {
+                            "json"
+                        };
+                        (suffix, pretty, Some(value))
                     }
                 };
-                let name = format!("common__{scenario}__{suffix}");
+                let name = format!(
+                    "{}__{scenario}__{suffix}",
+                    operation.module.to_ascii_lowercase()
+                );
                 insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false, omit_expression => true}, {
-                    insta::assert_snapshot!(name, format!("{status} {}\n{shown}", media.name));
+                    insta::assert_snapshot!(name, format!("{} {}\n{shown}", answer.status, media.name));
                 });
+                if let Some(value) = &value {
+                    coverage::snapshotted(operation, value);
+                }
                 taken += 1;
                 server.stop().await;
             }
         }
     }
-    eprintln!("{taken} snapshots of the Common module's answers");
+    eprintln!("{taken} snapshots of the implemented operations' answers");
 }
+
+contract_tests::trials!(answers_in_every_representation,);

@@ -1,19 +1,21 @@
-//! Every documented example of the implemented operations, over HTTP: each request example, sent
-//! in every request media type the operation lists, is answered in every response media type
-//! with the documented response example of the same name, up to the values the server generates
-//! (ids, timestamps), which are redacted on both sides. On SQLite and, when
+//! Every documented example of the implemented operations of every module, over HTTP: each
+//! request example, sent in every request media type the operation lists, is answered in every
+//! response media type with the documented response example of the same name, up to the values
+//! the server generates (ids, timestamps), which are redacted on both sides. On SQLite and, when
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{
-    Example, IMPLEMENTED, TestServer, backends, document, examples, redact_json, redact_xml,
+    Example, TestServer, backends, coverage, document, examples, fixture, operations, redact_json,
+    redact_xml,
 };
-use core_server::bootstrap::{self, Bootstrap};
+use core_server::bootstrap::Bootstrap;
 use serde_json::{Value, json};
 
 /// What the examples read: the specification's locales (ids 1 to 3), keywords, glossaries (ids
-/// 1 and 2) and a product already linked to an asset.
-fn fixture() -> Bootstrap {
-    serde_json::from_value(json!({
+/// 1 and 2), a product already linked to an asset, and the PEOs and channels of the PEO link
+/// example (ids 7002 and 598801, given in [`place_documented_ids`]).
+fn specification() -> Bootstrap {
+    fixture(json!({
         "locales": [
             {"tid": "de_DE", "language": "de", "country": "DE", "name": "German (Germany)",
              "contentLocale": true, "defaultContentLocale": true, "frontendLocale": true,
@@ -35,9 +37,31 @@ fn fixture() -> Bootstrap {
         "keywords": [
             {"path": "/Season", "names": {"de_DE": "Jahreszeit"}},
             {"path": "/Season/Summer", "names": {"de_DE": "Sommer"}, "assets": ["A-1001"]}
+        ],
+        "channelTypes": ["webshop"],
+        "channels": [
+            {"tid": "SS2025-Web", "type": "webshop", "name": "Spring/Summer 2025 web shop"},
+            {"tid": "SS2025-Print", "type": "webshop", "name": "Spring/Summer 2025 print"}
+        ],
+        "peos": [
+            {"tid": "PEO-AW", "product": "PR-4711", "name": "Autumn/winter"},
+            {"tid": "PEO-SS", "product": "PR-4711", "name": "Spring/summer"}
         ]
     }))
-    .expect("the fixture is a bootstrap document")
+}
+
+/// Gives the records the documented examples address by number the ids they name: the PEO link
+/// example links PEO 7002 to project 598801.
+async fn place_documented_ids(server: &TestServer) {
+    for statement in [
+        "UPDATE peos SET id = 7002 WHERE tid = 'PEO-SS'",
+        "UPDATE channels SET id = 598801 WHERE tid = 'SS2025-Print'",
+    ] {
+        sqlx::query(statement)
+            .execute(server.database.pool())
+            .await
+            .expect("the documented ids are placed");
+    }
 }
 
 fn example_named<'a>(
@@ -50,16 +74,13 @@ fn example_named<'a>(
         .find(|example| example.place == place && example.name == name && example.media == media)
 }
 
-#[tokio::test]
 async fn every_example_of_the_implemented_operations_is_answered_as_documented() {
     let document = document();
     let all = examples(&document);
     let mut checked = 0;
+    let implemented = operations::implemented().await;
     for url in backends("documented examples").await {
-        for operation in core_api::operations::ALL
-            .iter()
-            .filter(|operation| operation.module == "Common" && IMPLEMENTED.contains(&operation.id))
-        {
+        for &operation in &implemented {
             let requests: Vec<&Example> = all
                 .iter()
                 .filter(|example| example.place == format!("{} request", operation.id))
@@ -84,22 +105,18 @@ async fn every_example_of_the_implemented_operations_is_answered_as_documented()
                     };
                     // A fresh database per exchange: persist examples create what they name.
                     let server = TestServer::start_on(&url).await;
-                    bootstrap::load(&server.database, &fixture(), std::path::Path::new("."))
-                        .await
-                        .expect("the fixture loads");
+                    server.load(&specification()).await;
+                    place_documented_ids(&server).await;
                     let reply = server
-                        .client()
-                        .post(server.url(operation.path))
-                        .header("Content-Type", request.media.as_str())
-                        .header("Accept", answer.name)
-                        .body(request.bytes())
+                        .call(operation)
+                        .body(request.representation(), request.bytes())
+                        .accept(answer.representation)
                         .send()
-                        .await
-                        .expect("answers");
+                        .await;
                     let label = format!("{} → {}", request.label(), answer.name);
-                    assert_eq!(reply.status().as_u16(), 200, "{label}");
-                    assert_eq!(reply.headers()["content-type"], answer.name, "{label}");
-                    let text = reply.text().await.expect("a body");
+                    assert_eq!(reply.status, 200, "{label}: {}", reply.text);
+                    assert_eq!(reply.content_type, answer.name, "{label}");
+                    let text = reply.text;
                     match expected.value.as_str() {
                         Some(xml) => assert_eq!(redact_xml(&text), redact_xml(xml), "{label}"),
                         None => {
@@ -108,6 +125,7 @@ async fn every_example_of_the_implemented_operations_is_answered_as_documented()
                             redact_json(&mut got);
                             redact_json(&mut want);
                             assert_eq!(got, want, "{label}");
+                            coverage::snapshotted(operation, &got);
                         }
                     }
                     checked += 1;
@@ -118,3 +136,5 @@ async fn every_example_of_the_implemented_operations_is_answered_as_documented()
     }
     eprintln!("{checked} documented exchanges answered as documented");
 }
+
+contract_tests::trials!(every_example_of_the_implemented_operations_is_answered_as_documented,);

@@ -1,46 +1,36 @@
 //! `locales/retrieve` over HTTP (D-45): the modes, the rules tying `ids` and `tids` to them, and
 //! `exportConfig`; on SQLite and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
-use contract_tests::{TestServer, backends, issue_item};
-use core_server::bootstrap;
+use contract_tests::{TestServer, backends, fixture, issue_item};
+use core_api::operations::{COMPONENTS_RETRIEVE, LOCALES_RETRIEVE as RETRIEVE};
+use core_api_support::Representation::{self, Compact, Json, Xml};
 use serde_json::{Value, json};
-
-const RETRIEVE: &str = "/api/core/v1/common/locales/retrieve";
 
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
-    let fixture = serde_json::from_value(json!({"locales": [
+    let locales = fixture(json!({"locales": [
         {"tid": "en_GB", "language": "en", "country": "GB", "name": "English", "contentLocale": true,
          "defaultContentLocale": true, "frontendLocale": true, "defaultFrontendLocale": true},
         {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch", "contentLocale": true,
          "customDateFormatsEnabled": true},
         {"tid": "it_IT", "language": "it", "country": "IT", "name": "Italiano", "frontendLocale": true}
-    ]}))
-    .expect("a bootstrap document");
-    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
-        .await
-        .expect("the fixture loads");
+    ]}));
+    server.load(&locales).await;
     server
 }
 
-async fn post(server: &TestServer, accept: &str, body: Value) -> (u16, String) {
+async fn post(server: &TestServer, accept: Representation, body: Value) -> (u16, String) {
     let answer = server
-        .client()
-        .post(server.url(RETRIEVE))
-        .header("Content-Type", "application/json")
-        .header("Accept", accept)
-        .body(body.to_string())
+        .call(&RETRIEVE)
+        .json(&body)
+        .accept(accept)
         .send()
-        .await
-        .expect("answers");
-    (
-        answer.status().as_u16(),
-        answer.text().await.expect("a body"),
-    )
+        .await;
+    (answer.status, answer.text)
 }
 
 async fn tids(server: &TestServer, body: Value) -> Vec<String> {
-    let (status, text) = post(server, "application/json", body).await;
+    let (status, text) = post(server, Json, body).await;
     assert_eq!(status, 200, "{text}");
     let value: Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(value["locales"]["mode"], "delta");
@@ -52,7 +42,6 @@ async fn tids(server: &TestServer, body: Value) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
 async fn modes_select_and_rules_refuse() {
     for url in backends("locales retrieve").await {
         let server = server(&url).await;
@@ -102,19 +91,14 @@ async fn modes_select_and_rules_refuse() {
                 "exportConfig: expected boolean",
             ),
         ] {
-            let (status, text) = post(&server, "application/json", body.clone()).await;
+            let (status, text) = post(&server, Json, body.clone()).await;
             assert_eq!(status, 400, "{body}: {text}");
             let value: Value = serde_json::from_str(&text).expect("JSON");
             let said = issue_item(&value, "errorMessage").unwrap_or_default();
             assert!(said.contains(message), "{body}: {said}");
         }
         // `config` only with exportConfig; meta with the four flags; all three representations.
-        let (_, text) = post(
-            &server,
-            "application/json",
-            json!({"mode": "ID", "ids": [2]}),
-        )
-        .await;
+        let (_, text) = post(&server, Json, json!({"mode": "ID", "ids": [2]})).await;
         let plain: Value = serde_json::from_str(&text).expect("JSON");
         assert!(plain["locales"]["locale"][0].get("config").is_none());
         assert_eq!(
@@ -131,13 +115,13 @@ async fn modes_select_and_rules_refuse() {
             json!({"key": "itemInformationType", "value": "locale"})
         );
         let request = json!({"mode": "ID", "ids": [2], "exportConfig": true});
-        let (_, xml) = post(&server, "application/xml", request.clone()).await;
+        let (_, xml) = post(&server, Xml, request.clone()).await;
         assert!(
             xml.contains(r#"<itms mode="delta" type="dateFormat">"#)
                 && xml.contains(r#"<itm key="customDateFormatsEnabled">true</itm>"#),
             "{xml}"
         );
-        let (_, compact) = post(&server, "application/json+compact", request).await;
+        let (_, compact) = post(&server, Compact, request).await;
         let compact: Value = serde_json::from_str(&compact).expect("JSON");
         assert_eq!(compact["locales"]["mode"], "delta");
         assert_eq!(
@@ -148,33 +132,30 @@ async fn modes_select_and_rules_refuse() {
     }
 }
 
-#[tokio::test]
 async fn components_answer_the_configured_map_or_404() {
     for url in backends("components retrieve").await {
         let server = TestServer::start_on(&url).await;
-        let path = server.url("/api/core/v1/common/components/retrieve");
-        let answer = server.client().post(&path).send().await.expect("answers");
-        assert_eq!(answer.status().as_u16(), 404);
-        let fixture =
-            serde_json::from_value(json!({"components": {"PIM": "ACTIVE", "CM": "INACTIVE"}}))
-                .expect("a bootstrap document");
-        bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
-            .await
-            .expect("loads");
+        let answer = server.call(&COMPONENTS_RETRIEVE).send().await;
+        assert_eq!(answer.status, 404);
+        server
+            .load(&fixture(
+                json!({"components": {"PIM": "ACTIVE", "CM": "INACTIVE"}}),
+            ))
+            .await;
         for body in [None, Some("{}")] {
-            let mut request = server.client().post(&path);
+            let mut call = server.call(&COMPONENTS_RETRIEVE);
             if let Some(body) = body {
-                request = request
-                    .header("Content-Type", "application/json")
-                    .body(body);
+                call = call.body(Json, body);
             }
-            let answer = request.send().await.expect("answers");
-            assert_eq!(answer.status().as_u16(), 200);
-            assert_eq!(
-                answer.text().await.expect("text"),
-                r#"{"CM":"INACTIVE","PIM":"ACTIVE"}"#
-            );
+            let answer = call.send().await;
+            assert_eq!(answer.status, 200);
+            assert_eq!(answer.text, r#"{"CM":"INACTIVE","PIM":"ACTIVE"}"#);
         }
         server.stop().await;
     }
 }
+
+contract_tests::trials!(
+    modes_select_and_rules_refuse,
+    components_answer_the_configured_map_or_404,
+);

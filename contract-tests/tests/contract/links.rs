@@ -2,17 +2,16 @@
 //! table, access rights per item, and links read back through keywords retrieve; on SQLite and,
 //! when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
-use contract_tests::{TestServer, backends, records};
-use core_server::bootstrap;
+use contract_tests::{TestServer, backends, coverage, fixture, post_json, records};
+use core_api::operations::{KEYWORDS_RETRIEVE, LINKS_PERSIST as PERSIST};
 use serde_json::{Value, json};
 
-const PERSIST: &str = "/api/core/v1/common/links/persist";
 /// A token of the role `reader`, which may call the Common module but not see restricted records.
 const READER: &str = "0123456789abcdef.0123456789abcdef0123456789abcdef";
 
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
-    let fixture = serde_json::from_value(json!({
+    let links = fixture(json!({
         "assets": [{"tid": "A-1"}, {"tid": "A-2"}, {"tid": "A-3"}, {"tid": "A-4"},
                    {"tid": "A-SECRET", "restrictedTo": ["secret"]}],
         "attributeDefinitions": [
@@ -26,11 +25,8 @@ async fn server(url: &str) -> TestServer {
         "keywords": [{"path": "/Season"}],
         "roles": [{"name": "reader", "modules": ["Common"]}, {"name": "secret"}],
         "tokens": [{"user": "reader", "roles": ["reader"], "token": READER}]
-    }))
-    .expect("a bootstrap document");
-    bootstrap::load(&server.database, &fixture, std::path::Path::new("."))
-        .await
-        .expect("the fixture loads");
+    }));
+    server.load(&links).await;
     server
 }
 
@@ -43,24 +39,18 @@ fn product(link_type: Option<&str>, items: &[(&str, &str)]) -> Value {
 }
 
 async fn persist(server: &TestServer, token: &str, links: Value) -> Vec<Value> {
-    records(server, token, PERSIST, &json!({"links": {"itms": links}})).await
+    records(server, token, &PERSIST, &json!({"links": {"itms": links}})).await
 }
 
-fn said(records: &[Value]) -> Vec<(&str, &str)> {
-    records
-        .iter()
-        .map(|record| {
-            assert_eq!(record["dataType"], "link");
-            assert_eq!(record["action"], "create");
-            (
-                record["status"].as_str().unwrap_or_default(),
-                record["description"].as_str().unwrap_or_default(),
-            )
-        })
-        .collect()
+/// What the records say (status and description), each a link record.
+fn said(records: &[Value]) -> coverage::Said<Vec<(&str, &str)>> {
+    coverage::said(&PERSIST, records, |record| {
+        assert_eq!(record["dataType"], "link");
+        assert_eq!(record["action"], "create");
+        coverage::status_and_description(record)
+    })
 }
 
-#[tokio::test]
 async fn product_and_keyword_links_say_every_item_message() {
     for url in backends("links persist").await {
         let server = server(&url).await;
@@ -121,6 +111,20 @@ async fn product_and_keyword_links_say_every_item_message() {
             json!({"itm": [{"key": "keywordPath", "value": "/Season"}],
                    "itms": [{"key": "assetTid", "itm": [{"value": "A-2"}]}]})
         );
+        // A keyword by id: an unknown one is named by its identity.
+        assert_eq!(
+            said(
+                &persist(
+                    &server,
+                    &token,
+                    json!([{"type": "assetToKeyword", "itms": [
+                        product(None, &[("keywordId", "999999"), ("assetTid", "A-2")])
+                    ]}]),
+                )
+                .await
+            ),
+            [("ERROR", "Keyword with identity '999999' not found")]
+        );
         // Access rights per item: the reader may not see restricted records; admin may.
         let restricted = json!([{"type": "assetToProduct", "itms": [
             product(Some("Gallery"), &[("productTid", "PR-SECRET"), ("assetTid", "A-2")]),
@@ -141,15 +145,13 @@ async fn product_and_keyword_links_say_every_item_message() {
             ]
         );
         // Keyword links are read back through keywords retrieve.
-        let answer = server
-            .client()
-            .post(server.url("/api/core/v1/common/keywords/retrieve"))
-            .header("Content-Type", "application/json")
-            .body(json!({"path": "/", "retrieveLinks": true}).to_string())
-            .send()
-            .await
-            .expect("answers");
-        let body: Value = answer.json().await.expect("JSON");
+        let (_, body) = post_json(
+            &server,
+            &token,
+            &KEYWORDS_RETRIEVE,
+            &json!({"path": "/", "retrieveLinks": true}),
+        )
+        .await;
         assert_eq!(
             body["kwds"]["kwd"][0]["links"],
             json!({"itms": [{"type": "asset", "itm": [{"value": "A-2"}]}]})
@@ -157,3 +159,5 @@ async fn product_and_keyword_links_say_every_item_message() {
         server.stop().await;
     }
 }
+
+contract_tests::trials!(product_and_keyword_links_say_every_item_message,);

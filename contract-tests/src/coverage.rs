@@ -1,0 +1,277 @@
+//! What the contract tests prove, recorded as they run: which operations were sent, which
+//! answered other than 501 (implemented), and which item messages a test asserted an operation
+//! said. The report lists every operation of the document; an implemented operation must have
+//! been sent and have each item message its description states asserted.
+//!
+//! Evidence is recorded only by the helpers that send ([`crate::exchange`]) and assert
+//! ([`said`], [`contains`]): a message counts when a comparison that includes it held.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fmt::{self, Debug},
+    sync::{Mutex, MutexGuard},
+};
+
+use core_api_support::Operation;
+use serde_json::Value;
+
+/// The evidence of one run.
+#[derive(Debug, Default)]
+struct Evidence {
+    /// Operations sent, by id.
+    sent: BTreeSet<&'static str>,
+    /// Whether an operation answered its documented request other than 501, by id.
+    implemented: BTreeMap<&'static str, bool>,
+    /// Item messages asserted, by operation id.
+    said: BTreeMap<&'static str, BTreeSet<String>>,
+}
+
+static EVIDENCE: Mutex<Evidence> = Mutex::new(Evidence {
+    sent: BTreeSet::new(),
+    implemented: BTreeMap::new(),
+    said: BTreeMap::new(),
+});
+
+fn evidence() -> MutexGuard<'static, Evidence> {
+    EVIDENCE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Records that a test sent the operation.
+pub fn sent(operation: &'static Operation) {
+    evidence().sent.insert(operation.id);
+}
+
+/// Records whether the operation answered its documented request other than 501.
+pub fn implemented(operation: &'static Operation, implemented: bool) {
+    evidence().implemented.insert(operation.id, implemented);
+}
+
+/// Records item messages asserted for an operation.
+fn asserted<'a>(operation: &'static Operation, messages: impl IntoIterator<Item = &'a str>) {
+    let mut evidence = evidence();
+    let said = evidence.said.entry(operation.id).or_default();
+    said.extend(messages.into_iter().map(str::to_string));
+}
+
+/// The records of an answer as a test compares them: `projection` of each record. Comparing it
+/// with `assert_eq!` records, when it holds, each record's `description` that the projection
+/// holds as said by the operation (a projection without descriptions proves none).
+pub fn said<'r, T>(
+    operation: &'static Operation,
+    records: &'r [Value],
+    projection: impl Fn(&'r Value) -> T,
+) -> Said<Vec<T>> {
+    Said {
+        operation,
+        value: records.iter().map(&projection).collect(),
+        descriptions: records
+            .iter()
+            .filter_map(|record| record["description"].as_str())
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+/// A record's status and description, the usual projection of [`said`].
+pub fn status_and_description(record: &Value) -> (&str, &str) {
+    (
+        record["status"].as_str().unwrap_or_default(),
+        record["description"].as_str().unwrap_or_default(),
+    )
+}
+
+/// Whether an answer's text contains a message; records it as said by the operation when it
+/// does (for `assert!`).
+pub fn contains(operation: &'static Operation, text: &str, message: &str) -> bool {
+    let found = text.contains(message);
+    if found {
+        asserted(operation, [message]);
+    }
+    found
+}
+
+/// Records the descriptions of every record in an answer a snapshot has just matched.
+pub fn snapshotted(operation: &'static Operation, answer: &Value) {
+    fn walk<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(Value::String(description)) = object.get("description") {
+                    out.push(description);
+                }
+                object.values().for_each(|value| walk(value, out));
+            }
+            Value::Array(items) => items.iter().for_each(|value| walk(value, out)),
+            _ => {}
+        }
+    }
+    let mut descriptions = Vec::new();
+    walk(answer, &mut descriptions);
+    asserted(operation, descriptions);
+}
+
+/// A compared value that records its messages when the comparison holds.
+pub struct Said<T> {
+    operation: &'static Operation,
+    value: T,
+    descriptions: Vec<String>,
+}
+
+impl<T: PartialEq<U> + Debug, U> PartialEq<U> for Said<T> {
+    fn eq(&self, other: &U) -> bool {
+        let equal = self.value == *other;
+        if equal {
+            let compared = format!("{:?}", self.value);
+            asserted(
+                self.operation,
+                self.descriptions
+                    .iter()
+                    .filter(|description| compared.contains(description.as_str()))
+                    .map(String::as_str),
+            );
+        }
+        equal
+    }
+}
+
+impl<T: Debug> Debug for Said<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+/// The quoted texts of a description that are item messages: they start with a capital letter
+/// and have more than one word.
+pub fn messages(description: &str) -> Vec<String> {
+    let flat = description.replace('\n', " ");
+    flat.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|text| text.starts_with(|c: char| c.is_ascii_uppercase()) && text.contains(' '))
+        .collect()
+}
+
+/// Whether a message whose `<placeholders>` stand for any text matches a text said.
+pub fn matches(template: &str, text: &str) -> bool {
+    let mut parts = template.split('<').enumerate().map(|(index, part)| {
+        if index == 0 {
+            part
+        } else {
+            part.split_once('>').map_or(part, |(_, rest)| rest)
+        }
+    });
+    let Some(first) = parts.next() else {
+        return text.is_empty();
+    };
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (index, part) in parts.iter().enumerate() {
+        let last = index + 1 == parts.len();
+        if last {
+            return part.is_empty() || rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty() || template.ends_with('>')
+}
+
+/// The coverage of every operation of the document, from the evidence of the run and the
+/// messages each operation's description states; `Err` holds the report when an implemented
+/// operation is not fully covered.
+pub fn report(document: &Value) -> Result<String, String> {
+    let evidence = evidence();
+    let mut lines = Vec::new();
+    let mut gaps = 0;
+    let (mut covered, mut messages_total, mut messages_said) = (0, 0, 0);
+    for operation in core_api::operations::ALL {
+        let description = document["paths"][operation.path]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, operation)| operation["description"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let stated = messages(&description);
+        let said = evidence.said.get(operation.id);
+        let missing: Vec<&String> = stated
+            .iter()
+            .filter(|template| {
+                !said.is_some_and(|said| said.iter().any(|text| matches(template, text)))
+            })
+            .collect();
+        let label = format!("{:<6} {}", operation.module, operation.id);
+        match evidence.implemented.get(operation.id) {
+            None => {
+                gaps += 1;
+                lines.push(format!("{label}: never asked whether it is implemented"));
+            }
+            Some(false) => lines.push(format!("{label}: not covered (answers 501)")),
+            Some(true) => {
+                let sent = evidence.sent.contains(operation.id);
+                messages_total += stated.len();
+                messages_said += stated.len() - missing.len();
+                if sent && missing.is_empty() {
+                    covered += 1;
+                    lines.push(format!(
+                        "{label}: covered ({n}/{n} item messages)",
+                        n = stated.len()
+                    ));
+                } else {
+                    gaps += 1;
+                    let mut line = format!(
+                        "{label}: NOT COVERED ({}/{} item messages{})",
+                        stated.len() - missing.len(),
+                        stated.len(),
+                        if sent { "" } else { "; never sent" }
+                    );
+                    for template in missing {
+                        line.push_str(&format!("\n    no test asserts \"{template}\""));
+                    }
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    let report = format!(
+        "coverage of the contract tests: {covered} of {} operations covered, {messages_said} of \
+         {messages_total} item messages of the implemented ones asserted\n  {}",
+        core_api::operations::ALL.len(),
+        lines.join("\n  ")
+    );
+    if gaps == 0 { Ok(report) } else { Err(report) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_match_any_text() {
+        let template = "Unknown translation entry type '<type>'";
+        assert!(matches(template, "Unknown translation entry type 'phrase'"));
+        assert!(!matches(template, "Unknown locale 'xx_XX'"));
+        assert!(!matches("Asset not found", "Asset not found here"));
+        assert!(matches("Asset not found", "Asset not found"));
+        assert!(matches(
+            "A keyword path has at most 1024 characters; this one would have <length>",
+            "A keyword path has at most 1024 characters; this one would have 1025"
+        ));
+        assert!(matches(
+            "Keyword '<path>' already exists",
+            "Keyword '/a' already exists"
+        ));
+        assert_eq!(
+            messages(
+                "Errors: \"Asset not found\", \"abc\", `x` \"Keyword '<path>'\n already exists\"."
+            ),
+            ["Asset not found", "Keyword '<path>' already exists"]
+        );
+    }
+}

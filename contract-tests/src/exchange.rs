@@ -1,0 +1,205 @@
+//! Exchanges with a test server, addressed by operation: the path, the method and the media types
+//! come from the generated operation metadata, and every call is recorded as coverage evidence.
+
+use core_api_support::{Method, Operation, Representation};
+use serde_json::Value;
+
+use crate::{TestServer, coverage};
+
+/// The media type an operation lists for a representation, as the document names it.
+pub fn media(operation: &Operation, representation: Representation) -> &'static str {
+    let listed = operation
+        .request
+        .iter()
+        .flat_map(|body| body.media)
+        .chain(operation.response.media);
+    listed
+        .into_iter()
+        .find(|media| media.representation == representation)
+        .map(|media| media.name)
+        .unwrap_or_else(|| panic!("{} lists no {representation:?} media type", operation.id))
+}
+
+/// One request to an operation, built up and then sent.
+pub struct Call<'s> {
+    server: &'s TestServer,
+    operation: &'static Operation,
+    authorization: Option<String>,
+    path: &'static str,
+    query: String,
+    content_type: Option<&'static str>,
+    accept: Option<&'static str>,
+    body: Option<Vec<u8>>,
+}
+
+/// An answer: its status, `Content-Type` and text.
+#[derive(Debug)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The `Content-Type`, empty when absent.
+    pub content_type: String,
+    /// Every header.
+    pub headers: reqwest::header::HeaderMap,
+    /// The body.
+    pub text: String,
+}
+
+impl Answer {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text))
+    }
+}
+
+impl TestServer {
+    /// A request to `operation` with the server's `admin` token.
+    pub fn call(&self, operation: &'static Operation) -> Call<'_> {
+        Call {
+            server: self,
+            operation,
+            authorization: Some(format!("Bearer {}", self.token)),
+            path: operation.path,
+            query: String::new(),
+            content_type: None,
+            accept: None,
+            body: None,
+        }
+    }
+}
+
+impl Call<'_> {
+    /// Sends this token instead of the `admin` one.
+    pub fn token(mut self, token: &str) -> Self {
+        self.authorization = Some(format!("Bearer {token}"));
+        self
+    }
+
+    /// Sends this `Authorization` header, or none.
+    pub fn authorization(mut self, authorization: Option<&str>) -> Self {
+        self.authorization = authorization.map(str::to_string);
+        self
+    }
+
+    /// Sends to another path the operation serves (`x-path-aliases`).
+    pub fn at(mut self, path: &'static str) -> Self {
+        assert!(
+            path == self.operation.path || self.operation.aliases.contains(&path),
+            "{} does not serve {path}",
+            self.operation.id
+        );
+        self.path = path;
+        self
+    }
+
+    /// Adds a query string (`a=1&b=2`).
+    pub fn query(mut self, query: &str) -> Self {
+        self.query = format!("?{query}");
+        self
+    }
+
+    /// A JSON body.
+    pub fn json(self, body: &Value) -> Self {
+        self.body(Representation::Json, body.to_string())
+    }
+
+    /// A body in a representation, with the media type the operation lists for it.
+    pub fn body(mut self, representation: Representation, body: impl Into<Vec<u8>>) -> Self {
+        self.content_type = Some(media(self.operation, representation));
+        self.body = Some(body.into());
+        self
+    }
+
+    /// A body with a `Content-Type` of the test's choosing (one the operation may refuse).
+    pub fn raw(mut self, content_type: &'static str, body: impl Into<Vec<u8>>) -> Self {
+        self.content_type = Some(content_type);
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Asks for the answer in a representation the operation lists.
+    pub fn accept(mut self, representation: Representation) -> Self {
+        self.accept = Some(media(self.operation, representation));
+        self
+    }
+
+    /// Asks for the answer with an `Accept` header of the test's choosing.
+    pub fn accept_raw(mut self, accept: &'static str) -> Self {
+        self.accept = Some(accept);
+        self
+    }
+
+    /// Sends the request and reads the answer.
+    pub async fn send(self) -> Answer {
+        coverage::sent(self.operation);
+        let client = reqwest::Client::new();
+        let url = self.server.url(&format!("{}{}", self.path, self.query));
+        let mut request = match self.operation.method {
+            Method::Get => client.get(url),
+            Method::Post => client.post(url),
+        };
+        if let Some(authorization) = &self.authorization {
+            request = request.header("Authorization", authorization);
+        }
+        if let Some(content_type) = self.content_type {
+            request = request.header("Content-Type", content_type);
+        }
+        if let Some(accept) = self.accept {
+            request = request.header("Accept", accept);
+        }
+        if let Some(body) = self.body {
+            request = request.body(body);
+        }
+        let answer = request.send().await.expect("the server answers");
+        let status = answer.status().as_u16();
+        let headers = answer.headers().clone();
+        let content_type = answer
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let text = answer.text().await.expect("a body");
+        Answer {
+            status,
+            content_type,
+            headers,
+            text,
+        }
+    }
+}
+
+/// Posts a JSON body to an operation with a token, asking for JSON; answers the status and the
+/// body.
+pub async fn post_json(
+    server: &TestServer,
+    token: &str,
+    operation: &'static Operation,
+    body: &Value,
+) -> (u16, Value) {
+    let answer = server
+        .call(operation)
+        .token(token)
+        .json(body)
+        .accept(Representation::Json)
+        .send()
+        .await;
+    (answer.status, answer.json())
+}
+
+/// Posts a JSON body to an operation with a token; answers the 200's result records
+/// (`responses`).
+pub async fn records(
+    server: &TestServer,
+    token: &str,
+    operation: &'static Operation,
+    body: &Value,
+) -> Vec<Value> {
+    let (status, body) = post_json(server, token, operation, body).await;
+    assert_eq!(status, 200, "{body}");
+    body["responses"]["response"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}

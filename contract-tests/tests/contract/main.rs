@@ -1,0 +1,35 @@
+//! The contract suite over HTTP, one file per resource or concern, run by the harness of
+//! `contract_tests::harness`: every test, then the coverage report of every operation of the
+//! document (`contract_tests::coverage`). On SQLite and, when `CORE_TEST_POSTGRES_URL` is set,
+//! PostgreSQL (`contract_tests::backends`).
+
+mod answers;
+mod auth;
+mod client;
+mod examples;
+mod glossary;
+mod http;
+mod keywords;
+mod links;
+mod locales;
+mod messages;
+mod peo_links;
+mod transform;
+
+fn main() {
+    let trials = [
+        answers::trials(),
+        auth::trials(),
+        client::trials(),
+        examples::trials(),
+        glossary::trials(),
+        http::trials(),
+        keywords::trials(),
+        links::trials(),
+        locales::trials(),
+        messages::trials(),
+        peo_links::trials(),
+        transform::trials(),
+    ];
+    contract_tests::harness::main(trials.into_iter().flatten().collect())
+}
