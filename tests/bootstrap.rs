@@ -48,7 +48,7 @@ fn document(suffix: &str, product_name: &str) -> Value {
             {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch", "contentLocale": true, "defaultContentLocale": true, "frontendLocale": true, "dateFormat": "dd.MM.yyyy"},
             {"tid": "en_GB", "language": "en", "country": "GB", "name": "English", "contentLocale": true}
         ],
-        "components": {"pim": "enabled", "dam": "enabled"},
+        "components": {"pim": "ACTIVE", "dam": "INACTIVE"},
         "attributeDefinitions": [
             {"tid": format!("Comment{suffix}"), "type": "text"},
             {"tid": format!("Images{suffix}"), "type": "ref", "cardinality": 2}
@@ -289,6 +289,31 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
         )),
         "{error}"
     );
+    // Strings are held to the limits of the fields they are answered in (D-56), statuses to the
+    // document's list (D-35).
+    for (change, expected) in [
+        (
+            json!({"components": {"pim": "enabled"}}),
+            "components (pim): status: must be one of ACTIVE, INACTIVE".to_string(),
+        ),
+        (
+            json!({"keywords": [{"path": format!("/{}", "k".repeat(256))}]}),
+            format!(
+                "keywords[0] (/{}): path: 256 characters exceed the limit of 255 characters",
+                "k".repeat(256)
+            ),
+        ),
+        (
+            json!({"locales": [{"tid": "fr_FR", "language": "fr", "country": "FR", "name": "bell\u{7}"}]}),
+            "locales[0] (fr_FR): name: the character U+0007 is not allowed (XML 1.0 cannot carry it)"
+                .to_string(),
+        ),
+    ] {
+        let error = bootstrap::load_file(database, &write(&folder, &change))
+            .await
+            .expect_err("refused");
+        assert_eq!(error.to_string(), expected);
+    }
     let unknown_field = json!({"locales": [], "widgets": []});
     let error = bootstrap::load_file(database, &write(&folder, &unknown_field))
         .await

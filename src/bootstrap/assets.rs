@@ -1,0 +1,217 @@
+//! Assets with their versions (binaries) and previews, and access restrictions.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sqlx::Row;
+
+use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
+
+/// An asset.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Asset {
+    /// The identifier.
+    pub tid: String,
+    /// The name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Its path (shown as the text of a channel's asset link).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Roles it is restricted to (none: everybody).
+    #[serde(default)]
+    pub restricted_to: Vec<String>,
+    /// Its versions, by `versionNumber`.
+    #[serde(default)]
+    pub versions: Vec<AssetVersion>,
+}
+
+/// A version of an asset, with its binary and previews.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AssetVersion {
+    /// The version number.
+    pub version_number: i64,
+    /// The version's own identifier.
+    #[serde(default)]
+    pub tid: Option<String>,
+    /// The media type of the binary.
+    pub media_type: String,
+    /// The file name offered with the binary.
+    #[serde(default)]
+    pub file_name: Option<String>,
+    /// The binary.
+    pub content: Content,
+    /// Previews, by `format`.
+    #[serde(default)]
+    pub previews: Vec<Preview>,
+}
+
+/// A preview of an asset version.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Preview {
+    /// The preview type, as asked for by `format`.
+    pub format: String,
+    /// The media type.
+    pub media_type: String,
+    /// The binary.
+    pub content: Content,
+}
+
+/// Binary content: a file next to the document, or inline base64.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Content {
+    /// A path relative to the document's folder.
+    File(String),
+    /// Standard base64.
+    Base64(String),
+}
+
+/// Checks each asset: identity, restrictions, unique version numbers and version tids.
+pub(super) fn check<'d>(
+    document: &'d Bootstrap,
+    checks: &mut Checks<'d>,
+) -> Result<(), BootstrapError> {
+    for (index, asset) in document.assets.iter().enumerate() {
+        let record = format!("assets[{index}] ({})", asset.tid);
+        non_empty(&record, "tid", &asset.tid)?;
+        identifier(&record, "tid", &asset.tid)?;
+        checks.unique("assets", &asset.tid, record.clone())?;
+        checks.known_roles(&record, &asset.restricted_to)?;
+        let mut numbers = std::collections::HashSet::new();
+        for (version_index, version) in asset.versions.iter().enumerate() {
+            let record = format!("{record}.versions[{version_index}]");
+            if version.version_number < 1 || !numbers.insert(version.version_number) {
+                return Err(invalid(
+                    record,
+                    "versionNumber",
+                    "must be unique and at least 1",
+                ));
+            }
+            if let Some(tid) = &version.tid {
+                identifier(&record, "tid", tid)?;
+                checks.unique("asset versions", tid, record)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The binaries of the document in order (version, then its previews), read before the
+/// transaction begins.
+pub(super) fn read_binaries(
+    document: &Bootstrap,
+    folder: &Path,
+) -> Result<Vec<Vec<u8>>, BootstrapError> {
+    let mut binaries = Vec::new();
+    for (index, asset) in document.assets.iter().enumerate() {
+        for (version_index, version) in asset.versions.iter().enumerate() {
+            let record = format!("assets[{index}] ({}).versions[{version_index}]", asset.tid);
+            binaries.push(read_content(&version.content, folder, &record)?);
+            for (preview_index, preview) in version.previews.iter().enumerate() {
+                let record = format!("{record}.previews[{preview_index}]");
+                binaries.push(read_content(&preview.content, folder, &record)?);
+            }
+        }
+    }
+    Ok(binaries)
+}
+
+fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Vec<u8>, BootstrapError> {
+    match content {
+        Content::File(file) => {
+            let path: PathBuf = folder.join(file);
+            std::fs::read(&path).map_err(|error| {
+                invalid(
+                    record.to_string(),
+                    "content.file",
+                    format!("cannot read {}: {error}", path.display()),
+                )
+            })
+        }
+        Content::Base64(text) => base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|error| invalid(record.to_string(), "content.base64", error.to_string())),
+    }
+}
+
+impl Loader<'_, '_> {
+    /// Upserts the assets with their versions and previews.
+    pub(super) async fn assets(
+        &mut self,
+        document: &Bootstrap,
+        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+    ) -> Result<(), BootstrapError> {
+        for (index, asset) in document.assets.iter().enumerate() {
+            self.asset(asset, binaries)
+                .await
+                .map_err(|error| error.within(|| format!("assets[{index}] ({})", asset.tid)))?;
+        }
+        Ok(())
+    }
+
+    async fn asset(
+        &mut self,
+        asset: &Asset,
+        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+    ) -> Result<(), BootstrapError> {
+        sqlx::query(
+            "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
+             ON CONFLICT (tid) DO UPDATE SET name = excluded.name, path = excluded.path, \
+             modified_at = excluded.modified_at",
+        )
+        .bind(&asset.tid)
+        .bind(&asset.name)
+        .bind(&asset.path)
+        .bind(&self.now)
+        .execute(&mut **self.transaction)
+        .await?;
+        self.loaded.records += 1;
+        let asset_id = self
+            .id("SELECT id FROM assets WHERE tid = $1", &asset.tid)
+            .await?;
+        self.restrict("asset", asset_id, &asset.restricted_to)
+            .await?;
+        for version in &asset.versions {
+            let content = binaries.next().unwrap_or_default();
+            let version_id: i64 = sqlx::query(
+                "INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
+                 tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name, \
+                 content = excluded.content RETURNING id",
+            )
+            .bind(asset_id)
+            .bind(version.version_number)
+            .bind(&version.tid)
+            .bind(&version.media_type)
+            .bind(&version.file_name)
+            .bind(content)
+            .bind(&self.now)
+            .fetch_one(&mut **self.transaction)
+            .await?
+            .try_get("id")?;
+            self.loaded.records += 1;
+            for preview in &version.previews {
+                let content = binaries.next().unwrap_or_default();
+                sqlx::query(
+                    "INSERT INTO asset_previews (version_id, format, media_type, content) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (version_id, format) DO UPDATE SET media_type = excluded.media_type, \
+                     content = excluded.content",
+                )
+                .bind(version_id)
+                .bind(&preview.format)
+                .bind(&preview.media_type)
+                .bind(content)
+                .execute(&mut **self.transaction)
+                .await?;
+                self.loaded.records += 1;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,175 @@
+//! Briefing layouts of channels, by channel, module configuration and locale, with their boxes
+//! and images.
+
+use std::collections::BTreeMap;
+
+use core_api::tables;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sqlx::Row;
+
+use super::{Bootstrap, BootstrapError, Checks, Loader, fits};
+
+/// The briefing layout of a channel for a module configuration and a locale.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Briefing {
+    /// The channel, by `tid`.
+    pub channel: String,
+    /// The briefing module configuration (`briefingModuleCfgTid`).
+    pub module_cfg: String,
+    /// The locale (`briefingInfo.locale`).
+    pub locale: String,
+    /// The layout's `id`.
+    pub layout: String,
+    /// The layout's `name`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Layout attributes by identifier (`width`, `height`).
+    #[serde(default)]
+    pub attributes: BTreeMap<String, String>,
+    /// The boxes, in order (replaced on a second load).
+    #[serde(default)]
+    pub boxes: Vec<BriefingBox>,
+}
+
+/// A box of a briefing layout.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BriefingBox {
+    /// The box's `id`.
+    pub id: String,
+    /// The box's `layer`.
+    #[serde(default)]
+    pub layer: Option<String>,
+    /// The box's `name`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The box's `type`.
+    #[serde(rename = "type", default)]
+    pub type_: Option<String>,
+    /// Box attributes by identifier (`width`, `xpos`, `content_width`, …).
+    #[serde(default)]
+    pub attributes: BTreeMap<String, String>,
+    /// Its images, in order.
+    #[serde(default)]
+    pub images: Vec<BriefingImage>,
+}
+
+/// An image of a briefing box.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BriefingImage {
+    /// The image's `type` (seen `origin`).
+    #[serde(rename = "type", default)]
+    pub type_: Option<String>,
+    /// Image attributes by identifier (`image_path`, `image_width`, …).
+    #[serde(default)]
+    pub attributes: BTreeMap<String, String>,
+}
+
+/// Checks each briefing: the lengths of what its layout is answered with.
+pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<(), BootstrapError> {
+    for (index, briefing) in document.briefings.iter().enumerate() {
+        let record = format!("briefings[{index}] ({})", briefing.channel);
+        let attributes = briefing
+            .attributes
+            .values()
+            .chain(briefing.boxes.iter().flat_map(|item| {
+                item.attributes.values().chain(
+                    item.images
+                        .iter()
+                        .flat_map(|image| image.attributes.values()),
+                )
+            }));
+        for value in attributes {
+            fits(
+                &record,
+                "attributes",
+                value,
+                &tables::BRIEFING_ATTRIBUTE,
+                "value",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+impl Loader<'_, '_> {
+    /// Upserts the briefing layouts; a layout's boxes and images are replaced.
+    pub(super) async fn briefings(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
+        for (index, briefing) in document.briefings.iter().enumerate() {
+            let record = format!("briefings[{index}] ({})", briefing.channel);
+            self.briefing(briefing, &record)
+                .await
+                .map_err(|error| error.within(|| record.clone()))?;
+        }
+        Ok(())
+    }
+
+    async fn briefing(&mut self, briefing: &Briefing, record: &str) -> Result<(), BootstrapError> {
+        let channel = self
+            .find(
+                "SELECT id FROM channels WHERE tid = $1",
+                &briefing.channel,
+                record,
+                "channel",
+                "a channel",
+            )
+            .await?;
+        let json = |map: &BTreeMap<String, String>| {
+            serde_json::to_string(map).unwrap_or_else(|_| "{}".to_string())
+        };
+        sqlx::query(
+            "INSERT INTO briefing_layouts (channel_id, module_cfg_tid, locale, layout_key, name, attributes) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (channel_id, module_cfg_tid, locale) DO UPDATE SET \
+             layout_key = excluded.layout_key, name = excluded.name, attributes = excluded.attributes",
+        )
+        .bind(channel)
+        .bind(&briefing.module_cfg)
+        .bind(&briefing.locale)
+        .bind(&briefing.layout)
+        .bind(&briefing.name)
+        .bind(json(&briefing.attributes))
+        .execute(&mut **self.transaction)
+        .await?;
+        self.loaded.records += 1;
+        let layout: i64 = sqlx::query("SELECT id FROM briefing_layouts WHERE channel_id = $1 AND module_cfg_tid = $2 AND locale = $3")
+            .bind(channel)
+            .bind(&briefing.module_cfg)
+            .bind(&briefing.locale)
+            .fetch_one(&mut **self.transaction)
+            .await?
+            .try_get("id")?;
+        sqlx::query("DELETE FROM briefing_boxes WHERE layout_id = $1")
+            .bind(layout)
+            .execute(&mut **self.transaction)
+            .await?;
+        for (position, item) in briefing.boxes.iter().enumerate() {
+            let box_id: i64 = sqlx::query(
+                "INSERT INTO briefing_boxes (layout_id, box_key, layer, name, type, position, attributes) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+            )
+            .bind(layout)
+            .bind(&item.id)
+            .bind(&item.layer)
+            .bind(&item.name)
+            .bind(&item.type_)
+            .bind(position as i64)
+            .bind(json(&item.attributes))
+            .fetch_one(&mut **self.transaction)
+            .await?
+            .try_get("id")?;
+            for (index, image) in item.images.iter().enumerate() {
+                sqlx::query("INSERT INTO briefing_images (box_id, type, position, attributes) VALUES ($1, $2, $3, $4)")
+                    .bind(box_id)
+                    .bind(&image.type_)
+                    .bind(index as i64)
+                    .bind(json(&image.attributes))
+                    .execute(&mut **self.transaction)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,461 @@
+//! Reference data no Core Interface operation creates (D-01), loaded from a JSON document by
+//! `core-server import FILE` and `core-server serve --bootstrap FILE`.
+//!
+//! Loading is all-or-nothing (one transaction; a document that fails a check changes nothing and
+//! the error names the record and the field) and idempotent: records are matched by `tid` (by
+//! name for users, roles, channel types and components), so a second load updates them and never
+//! duplicates them. Strings are held to the limits the document states for the fields they are
+//! answered in (D-56). The format's JSON Schema is `openapi/bootstrap.schema.json`, generated
+//! from the types of this module (`tests/bootstrap.rs` fails when it is stale).
+//!
+//! One file per record kind holds its types, its checks and its load; this file holds the
+//! document, what the kinds share, and the order in which they are checked and written.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    path::Path,
+};
+
+use core_api::tables;
+use core_api_support::Schema;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sqlx::{Any, Row, Transaction};
+
+use crate::{
+    auth,
+    repr::{DecodeError, constraints},
+    storage::{Database, now_utc},
+};
+
+mod access;
+mod assets;
+mod briefings;
+mod channels;
+mod classifications;
+mod glossaries;
+mod keywords;
+mod locales;
+mod peos;
+mod products;
+mod registry;
+
+pub use access::{Role, Token};
+pub use assets::{Asset, AssetVersion, Content, Preview};
+pub use briefings::{Briefing, BriefingBox, BriefingImage};
+pub use channels::{AttributeValue, Channel, ValueItem};
+pub use classifications::{Classification, ClassificationNode, DomainValue, NodeAttribute};
+pub use glossaries::{Glossary, GlossaryEntry, Translation};
+pub use keywords::Keyword;
+pub use locales::Locale;
+pub use peos::Peo;
+pub use products::{Product, ProductAsset};
+pub use registry::AttributeDefinition;
+
+/// A bootstrap document.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Bootstrap {
+    /// Locales, by `tid` (`<language>_<COUNTRY>`).
+    #[serde(default)]
+    pub locales: Vec<Locale>,
+    /// Component name to status, as `components/retrieve` answers it.
+    #[serde(default)]
+    pub components: BTreeMap<String, String>,
+    /// Attribute definitions, by `tid`; product link types are attribute definitions with a
+    /// cardinality.
+    #[serde(default)]
+    pub attribute_definitions: Vec<AttributeDefinition>,
+    /// Channel types, by name (the values of a channel's `type`).
+    #[serde(default)]
+    pub channel_types: Vec<String>,
+    /// Attribute definitions (by `tid`) registered for channels: only these can be saved in a
+    /// channel's `vals`.
+    #[serde(default)]
+    pub channel_attributes: Vec<String>,
+    /// Glossaries with their entries, by `tid`.
+    #[serde(default)]
+    pub glossaries: Vec<Glossary>,
+    /// Assets with their versions and previews, by `tid`.
+    #[serde(default)]
+    pub assets: Vec<Asset>,
+    /// Products with their asset links, by `tid`.
+    #[serde(default)]
+    pub products: Vec<Product>,
+    /// Keywords, by `path`; a parent comes before its children (or is stored already).
+    #[serde(default)]
+    pub keywords: Vec<Keyword>,
+    /// Channels with their values and asset links, by `tid`; a parent comes before its children
+    /// (or is stored already).
+    #[serde(default)]
+    pub channels: Vec<Channel>,
+    /// PEOs with their nodes, channel links and values, by `tid`.
+    #[serde(default)]
+    pub peos: Vec<Peo>,
+    /// Classifications with their nodes and node attributes, by `tid`.
+    #[serde(default)]
+    pub classifications: Vec<Classification>,
+    /// Briefing layouts of channels, by channel, module configuration and locale.
+    #[serde(default)]
+    pub briefings: Vec<Briefing>,
+    /// Users, by name.
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Roles and what they grant, by name.
+    #[serde(default)]
+    pub roles: Vec<Role>,
+    /// Tokens with a known value, for test setups (`<selector>.<secret>`; only its hash is kept).
+    #[serde(default)]
+    pub tokens: Vec<Token>,
+}
+
+/// Why a document could not be loaded. Nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum BootstrapError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The document is not in the format.
+    #[error("{path}: not a bootstrap document: {message}")]
+    Format {
+        /// The file.
+        path: String,
+        /// What serde found, with line and column.
+        message: String,
+    },
+    /// A record fails a check.
+    #[error("{record}: {field}: {problem}")]
+    Invalid {
+        /// The record, such as `assets[2] (A-7)`.
+        record: String,
+        /// The field.
+        field: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Writing a record failed (a conflict with data already stored, say); the transaction was
+    /// rolled back.
+    #[error("{record}: cannot be written: {source}")]
+    Write {
+        /// The record.
+        record: String,
+        /// The database's answer.
+        source: sqlx::Error,
+    },
+    /// The database failed; the transaction was rolled back.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+impl BootstrapError {
+    /// Names the record a database failure happened at.
+    fn within(self, record: impl FnOnce() -> String) -> BootstrapError {
+        match self {
+            BootstrapError::Database(source) => BootstrapError::Write {
+                record: record(),
+                source,
+            },
+            other => other,
+        }
+    }
+}
+
+/// What a load wrote.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// Records inserted or updated.
+    pub records: usize,
+}
+
+/// Reads and loads a bootstrap file; binary files are resolved next to it.
+pub async fn load_file(database: &Database, path: &Path) -> Result<Loaded, BootstrapError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| BootstrapError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let document: Bootstrap =
+        serde_json::from_str(&text).map_err(|error| BootstrapError::Format {
+            path: shown,
+            message: error.to_string(),
+        })?;
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load(database, &document, &folder).await
+}
+
+/// The demo catalogue `serve --demo` loads (`demo/demo.json`), embedded in the binary so that
+/// the demo needs no file beside it (its binaries are inline base64).
+pub const DEMO: &str = include_str!("../../demo/demo.json");
+
+/// Reads the demo document.
+pub fn demo() -> Result<Bootstrap, BootstrapError> {
+    serde_json::from_str(DEMO).map_err(|error| BootstrapError::Format {
+        path: "demo/demo.json".to_string(),
+        message: error.to_string(),
+    })
+}
+
+/// Loads the demo document; answers what was loaded and the token it declares.
+pub async fn load_demo(database: &Database) -> Result<(Loaded, Option<String>), BootstrapError> {
+    let document = demo()?;
+    let loaded = load(database, &document, Path::new(".")).await?;
+    Ok((
+        loaded,
+        document.tokens.first().map(|token| token.token.clone()),
+    ))
+}
+
+/// Loads a document in one transaction.
+pub async fn load(
+    database: &Database,
+    document: &Bootstrap,
+    folder: &Path,
+) -> Result<Loaded, BootstrapError> {
+    check(document)?;
+    let mut binaries = assets::read_binaries(document, folder)?.into_iter();
+    let mut transaction = database.write().await?;
+    let mut loader = Loader {
+        transaction: &mut transaction,
+        now: now_utc(),
+        loaded: Loaded::default(),
+    };
+    loader.write(document, &mut binaries).await?;
+    let loaded = loader.loaded;
+    transaction.commit().await?;
+    Ok(loaded)
+}
+
+/// Checks what can be checked before writing: formats, lengths, allowed values, references
+/// within the document or to records the document declares, duplicates; kind by kind.
+fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
+    let mut checks = Checks::of(document);
+    locales::check(document, &mut checks)?;
+    registry::check(document, &mut checks)?;
+    glossaries::check(document, &mut checks)?;
+    assets::check(document, &mut checks)?;
+    channels::check(document, &mut checks)?;
+    peos::check(document, &mut checks)?;
+    classifications::check(document, &mut checks)?;
+    products::check(document, &mut checks)?;
+    keywords::check(document, &mut checks)?;
+    briefings::check(document, &mut checks)?;
+    access::check(document, &mut checks)
+}
+
+/// What the checks of the record kinds share: the identities declared so far, and what the
+/// document declares for references to it.
+struct Checks<'d> {
+    /// `(kind, tid)` of every record checked so far.
+    seen: HashSet<(&'static str, &'d str)>,
+    /// The attribute definitions of the document, by `tid`.
+    definitions: HashSet<&'d str>,
+    /// The assets of the document, by `tid`.
+    assets: HashSet<&'d str>,
+    /// The roles the document declares or names (and `admin`).
+    roles: HashSet<&'d str>,
+}
+
+impl<'d> Checks<'d> {
+    fn of(document: &'d Bootstrap) -> Checks<'d> {
+        Checks {
+            seen: HashSet::new(),
+            definitions: document
+                .attribute_definitions
+                .iter()
+                .map(|definition| definition.tid.as_str())
+                .collect(),
+            assets: document
+                .assets
+                .iter()
+                .map(|asset| asset.tid.as_str())
+                .collect(),
+            roles: document
+                .roles
+                .iter()
+                .map(|role| role.name.as_str())
+                .chain(
+                    document
+                        .tokens
+                        .iter()
+                        .flat_map(|token| token.roles.iter().map(String::as_str)),
+                )
+                .chain([auth::ADMIN])
+                .collect(),
+        }
+    }
+
+    /// Refuses a `tid` declared twice among one kind of records.
+    fn unique(
+        &mut self,
+        kind: &'static str,
+        tid: &'d str,
+        record: String,
+    ) -> Result<(), BootstrapError> {
+        if !self.seen.insert((kind, tid)) {
+            return Err(invalid(
+                record,
+                "tid",
+                format!("'{tid}' is declared twice among the {kind}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a restriction to a role the document does not know.
+    fn known_roles(&self, record: &str, roles: &[String]) -> Result<(), BootstrapError> {
+        match roles
+            .iter()
+            .find(|role| !self.roles.contains(role.as_str()))
+        {
+            Some(role) => Err(invalid(
+                record.to_string(),
+                "restrictedTo",
+                format!("'{role}' is not a role of the document"),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+fn invalid(record: String, field: &str, problem: impl Into<String>) -> BootstrapError {
+    BootstrapError::Invalid {
+        record,
+        field: field.to_string(),
+        problem: problem.into(),
+    }
+}
+
+fn non_empty(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
+    if value.trim().is_empty() {
+        return Err(invalid(record.to_string(), field, "must not be empty"));
+    }
+    Ok(())
+}
+
+/// Holds a string to the limits of the field of the document it is answered in (D-56):
+/// `property` of `schema`.
+fn fits(
+    record: &str,
+    field: &str,
+    value: &str,
+    schema: &'static Schema,
+    property: &str,
+) -> Result<(), BootstrapError> {
+    let Some(limits) = schema.field(property) else {
+        return Ok(());
+    };
+    match constraints::text(limits, value) {
+        Some(problem) => Err(invalid(
+            record.to_string(),
+            field,
+            DecodeError::whole(problem).to_string(),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Holds an identifier without a field of its own in answers to the limits of a `tid`.
+fn identifier(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
+    fits(record, field, value, &tables::RESPONSE_TYPE, "tid")
+}
+
+/// Holds a localized name (a `name`'s `itm`) to its limits.
+fn name(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
+    fits(record, field, value, &tables::NAME_ITM, "value")
+}
+
+/// Writes a checked document inside one transaction, kind by kind.
+struct Loader<'t, 'c> {
+    transaction: &'t mut Transaction<'c, Any>,
+    now: String,
+    loaded: Loaded,
+}
+
+impl Loader<'_, '_> {
+    async fn write(
+        &mut self,
+        document: &Bootstrap,
+        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+    ) -> Result<(), BootstrapError> {
+        self.locales(document).await?;
+        self.registry(document).await?;
+        self.glossaries(document).await?;
+        self.assets(document, binaries).await?;
+        self.products(document).await?;
+        self.keywords(document).await?;
+        self.channels(document).await?;
+        self.peos(document).await?;
+        self.classifications(document).await?;
+        self.briefings(document).await?;
+        self.access(document).await
+    }
+
+    /// The id of a record that is stored (it was just written).
+    async fn id(&mut self, query: &'static str, key: &str) -> Result<i64, BootstrapError> {
+        Ok(sqlx::query(query)
+            .bind(key)
+            .fetch_one(&mut **self.transaction)
+            .await?
+            .try_get("id")?)
+    }
+
+    /// The id of a record by its identity, or an error naming the record and the field.
+    async fn find(
+        &mut self,
+        query: &'static str,
+        key: &str,
+        record: &str,
+        field: &str,
+        what: &str,
+    ) -> Result<i64, BootstrapError> {
+        match sqlx::query(query)
+            .bind(key)
+            .fetch_optional(&mut **self.transaction)
+            .await?
+        {
+            Some(row) => Ok(row.try_get("id")?),
+            None => Err(invalid(
+                record.to_string(),
+                field,
+                format!("'{key}' is not {what} declared before it or stored"),
+            )),
+        }
+    }
+
+    /// Replaces the roles a record is restricted to.
+    async fn restrict(
+        &mut self,
+        kind: &str,
+        id: i64,
+        roles: &[String],
+    ) -> Result<(), BootstrapError> {
+        sqlx::query("DELETE FROM access_restrictions WHERE kind = $1 AND record_id = $2")
+            .bind(kind)
+            .bind(id)
+            .execute(&mut **self.transaction)
+            .await?;
+        for role in roles {
+            let role_id = auth::ensure_role(self.transaction, role).await?;
+            sqlx::query(
+                "INSERT INTO access_restrictions (kind, record_id, role_id) VALUES ($1, $2, $3)",
+            )
+            .bind(kind)
+            .bind(id)
+            .bind(role_id)
+            .execute(&mut **self.transaction)
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// The JSON Schema of the format, as committed in `openapi/bootstrap.schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Bootstrap);
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}

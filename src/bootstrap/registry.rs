@@ -1,0 +1,147 @@
+//! The registries the operations consult: components and their statuses, attribute definitions
+//! (also the link types of products), channel types, and the attributes registered for channels.
+
+use core_api::tables;
+use core_api_support::Kind;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Bootstrap, BootstrapError, Checks, Loader, fits, identifier, invalid, non_empty};
+
+/// An attribute definition.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AttributeDefinition {
+    /// The identifier (a node attribute's `key`, a product link type).
+    pub tid: String,
+    /// One of `text`, `date`, `number`, `boolean`, `ref`, `table`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// As a product link type: how many assets a product may link with it.
+    #[serde(default)]
+    pub cardinality: Option<i64>,
+}
+/// The attribute definition types, as the document lists them (`AttributeDefinitionsQuery.types`).
+fn attribute_types() -> &'static [&'static str] {
+    match tables::ATTRIBUTE_DEFINITIONS_QUERY.kind {
+        Kind::Object(fields) => fields
+            .iter()
+            .find(|field| field.name == "types")
+            .map_or(&[], |field| field.allowed),
+        _ => &[],
+    }
+}
+
+/// The statuses a component may have, as the document lists them (`Components`).
+fn component_statuses() -> &'static [&'static str] {
+    match &tables::COMPONENTS.kind {
+        Kind::Map(field) => field.allowed,
+        _ => &[],
+    }
+}
+
+/// Checks the components, attribute definitions, channel types and channel attributes.
+pub(super) fn check<'d>(
+    document: &'d Bootstrap,
+    checks: &mut Checks<'d>,
+) -> Result<(), BootstrapError> {
+    for (name, status) in &document.components {
+        let record = format!("components ({name})");
+        identifier(&record, "name", name)?;
+        if !component_statuses().contains(&status.as_str()) {
+            return Err(invalid(
+                record,
+                "status",
+                format!("must be one of {}", component_statuses().join(", ")),
+            ));
+        }
+    }
+    for (index, definition) in document.attribute_definitions.iter().enumerate() {
+        let record = format!("attributeDefinitions[{index}] ({})", definition.tid);
+        if !attribute_types().contains(&definition.type_.as_str()) {
+            return Err(invalid(
+                record,
+                "type",
+                format!("must be one of {}", attribute_types().join(", ")),
+            ));
+        }
+        if definition
+            .cardinality
+            .is_some_and(|cardinality| cardinality < 1)
+        {
+            return Err(invalid(record, "cardinality", "must be at least 1"));
+        }
+        non_empty(&record, "tid", &definition.tid)?;
+        fits(&record, "tid", &definition.tid, &tables::ATTR, "key")?;
+        checks.unique("attributeDefinitions", &definition.tid, record)?;
+    }
+    for (index, name) in document.channel_types.iter().enumerate() {
+        fits(
+            &format!("channelTypes[{index}]"),
+            "name",
+            name,
+            &tables::PROJECT,
+            "type",
+        )?;
+    }
+    for (index, name) in document.channel_attributes.iter().enumerate() {
+        if !checks.definitions.contains(name.as_str()) {
+            return Err(invalid(
+                format!("channelAttributes[{index}]"),
+                "tid",
+                format!("'{name}' is not an attribute definition of the document"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Loader<'_, '_> {
+    /// Upserts the components, attribute definitions, channel types and channel attributes.
+    pub(super) async fn registry(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
+        for (name, status) in &document.components {
+            sqlx::query(
+                "INSERT INTO components (name, status) VALUES ($1, $2) \
+                 ON CONFLICT (name) DO UPDATE SET status = excluded.status",
+            )
+            .bind(name)
+            .bind(status)
+            .execute(&mut **self.transaction)
+            .await?;
+            self.loaded.records += 1;
+        }
+        for definition in &document.attribute_definitions {
+            sqlx::query(
+                "INSERT INTO attribute_definitions (tid, type, cardinality, created_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (tid) DO UPDATE SET type = excluded.type, cardinality = excluded.cardinality",
+            )
+            .bind(&definition.tid)
+            .bind(&definition.type_)
+            .bind(definition.cardinality)
+            .bind(&self.now)
+            .execute(&mut **self.transaction)
+            .await?;
+            self.loaded.records += 1;
+        }
+        for name in &document.channel_types {
+            sqlx::query(
+                "INSERT INTO channel_types (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(name)
+            .execute(&mut **self.transaction)
+            .await?;
+            self.loaded.records += 1;
+        }
+        for tid in &document.channel_attributes {
+            sqlx::query(
+                "INSERT INTO channel_attributes (attribute_definition_id) \
+                 SELECT id FROM attribute_definitions WHERE tid = $1 ON CONFLICT DO NOTHING",
+            )
+            .bind(tid)
+            .execute(&mut **self.transaction)
+            .await?;
+            self.loaded.records += 1;
+        }
+        Ok(())
+    }
+}
