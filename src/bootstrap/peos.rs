@@ -112,13 +112,15 @@ impl Loader<'_, '_> {
         let id = self
             .id("SELECT id FROM peos WHERE tid = $1", &peo.tid)
             .await?;
-        for table in ["peo_nodes", "peo_channels", "attribute_values"] {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "DELETE FROM {table} WHERE peo_id = $1"
-            )))
-            .bind(id)
-            .execute(&mut **self.transaction)
-            .await?;
+        for statement in [
+            "DELETE FROM peo_nodes WHERE peo_id = $1",
+            "DELETE FROM peo_channels WHERE peo_id = $1",
+            "DELETE FROM attribute_values WHERE peo_id = $1",
+        ] {
+            sqlx::query(statement)
+                .bind(id)
+                .execute(&mut **self.transaction)
+                .await?;
         }
         for (position, node) in peo.nodes.iter().enumerate() {
             sqlx::query("INSERT INTO peo_nodes (peo_id, position, node) VALUES ($1, $2, $3)")
