@@ -494,3 +494,42 @@ fn bounds_and_rules_come_from_the_document() {
         "versionNumber: 0 is out of range: at least 1"
     );
 }
+
+/// The selectors of channel requests are rules of the document, checked before any operation.
+#[test]
+fn channel_selectors_are_rules_of_the_document() {
+    let codec = codec();
+    let query = &tables::CHANNEL_QUERY_DTO;
+    for body in [
+        r#"{}"#,
+        r#"{"root":false}"#,
+        r#"{"id":1,"tid":"A"}"#,
+        r#"{"id":1,"root":true}"#,
+    ] {
+        let error = codec
+            .decode(Json, body.as_bytes(), query)
+            .expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            "exactly one of id, tid or root true must be given",
+            "{body}"
+        );
+    }
+    for body in [
+        r#"{"id":1}"#,
+        r#"{"tid":"A","level":2}"#,
+        r#"{"root":true}"#,
+        r#"{"id":1,"root":false}"#,
+    ] {
+        assert!(codec.decode(Json, body.as_bytes(), query).is_ok(), "{body}");
+    }
+    let retrieve = &tables::CHANNEL_REQUEST_DTO;
+    assert_eq!(
+        codec
+            .decode(Json, b"{}", retrieve)
+            .expect_err("refused")
+            .to_string(),
+        "ids or tids must be given"
+    );
+    assert!(codec.decode(Json, br#"{"tids":[]}"#, retrieve).is_ok());
+}

@@ -8873,6 +8873,35 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "additionalProperties": false,
         "description": "Exactly one selector: `id`, `tid` or `root: true`; none or several is 400 (D-17). With `id` or\n`tid` the answer lists the tids of that channel and its descendants hierarchically (depth-first\npre-order, siblings by `orderSequence` then tid; the addressed channel first). With `root` true\nit lists the tids of all channels without a parent (`level` is ignored).\n",
+        "allOf": [
+          {
+            "x-message": "exactly one of id, tid or root true must be given",
+            "oneOf": [
+              {
+                "required": [
+                  "id"
+                ]
+              },
+              {
+                "required": [
+                  "tid"
+                ]
+              },
+              {
+                "required": [
+                  "root"
+                ],
+                "properties": {
+                  "root": {
+                    "enum": [
+                      true
+                    ]
+                  }
+                }
+              }
+            ]
+          }
+        ],
         "properties": {
           "id": {
             "type": "integer",
@@ -8924,6 +8953,23 @@ pub const OPENAPI_JSON: &str = r##"{
         "type": "object",
         "additionalProperties": false,
         "description": "`ids` or `tids` (both: their union; neither: 400). Returns exactly the requested channels,\nwithout descendants, in request order; unknown or inaccessible ones are skipped (D-18).\n",
+        "allOf": [
+          {
+            "x-message": "ids or tids must be given",
+            "anyOf": [
+              {
+                "required": [
+                  "ids"
+                ]
+              },
+              {
+                "required": [
+                  "tids"
+                ]
+              }
+            ]
+          }
+        ],
         "properties": {
           "ids": {
             "type": "array",

@@ -4307,7 +4307,30 @@ pub static CHANNEL_QUERY_DTO: Schema = Schema {
     ]),
     xml_root: None,
     compact: Compact::Same,
-    rules: &[],
+    rules: &[Rule {
+        kind: RuleKind::OneOf,
+        message: Some("exactly one of id, tid or root true must be given"),
+        alternatives: &[
+            &[Condition {
+                property: "id",
+                test: Test::Present,
+            }],
+            &[Condition {
+                property: "tid",
+                test: Test::Present,
+            }],
+            &[
+                Condition {
+                    property: "root",
+                    test: Test::Present,
+                },
+                Condition {
+                    property: "root",
+                    test: Test::In(&["true"]),
+                },
+            ],
+        ],
+    }],
 };
 /// The `ChannelRequest` schema.
 pub static CHANNEL_REQUEST: Schema = Schema {
@@ -4401,7 +4424,20 @@ pub static CHANNEL_REQUEST_DTO: Schema = Schema {
     ]),
     xml_root: None,
     compact: Compact::Same,
-    rules: &[],
+    rules: &[Rule {
+        kind: RuleKind::AnyOf,
+        message: Some("ids or tids must be given"),
+        alternatives: &[
+            &[Condition {
+                property: "ids",
+                test: Test::Present,
+            }],
+            &[Condition {
+                property: "tids",
+                test: Test::Present,
+            }],
+        ],
+    }],
 };
 /// The `BriefingRequest` schema.
 pub static BRIEFING_REQUEST: Schema = Schema {
