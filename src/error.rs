@@ -127,16 +127,6 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
-impl ApiError {
-    /// A required value of the message is missing: `name` at `path` (empty for the root).
-    pub fn missing(path: &str, name: &str) -> ApiError {
-        ApiError::Invalid(DecodeError {
-            path: path.to_string(),
-            problem: crate::repr::Problem::Missing(name.to_string()),
-        })
-    }
-}
-
 impl From<EncodeError> for ApiError {
     fn from(error: EncodeError) -> ApiError {
         ApiError::Internal(error.to_string())
