@@ -27,7 +27,10 @@ use crate::{
     http::host::Context,
     repr::{path::Path, text::printable, tree},
     service::Service,
-    storage::now_utc,
+    storage::{
+        now_utc,
+        records::{self, Identity, Resource},
+    },
 };
 
 /// An item's transaction.
@@ -221,6 +224,30 @@ pub(crate) fn details(items: &[(&str, &str)]) -> Details {
             .map(|(key, value)| itm::keyed(key, *value))
             .collect(),
         ..Details::default()
+    }
+}
+
+/// Finds a record that may be restricted to roles (per-item access rights) for an item: its id
+/// when the caller may see it, or the item's refusal ("… not found" or "… is not available by
+/// access rights").
+pub(crate) async fn visible(
+    transaction: &mut Tx,
+    caller: &Caller,
+    resource: &Resource,
+    identity: Identity<'_>,
+    what: &str,
+    echo: &ResponseType,
+) -> Result<i64, ItemError> {
+    let (id, roles) = records::find_restricted(transaction, resource, identity)
+        .await?
+        .ok_or_else(|| refuse(echo, format!("{what} not found")))?;
+    if caller.sees(&roles) {
+        Ok(id)
+    } else {
+        Err(refuse(
+            echo,
+            format!("{what} is not available by access rights"),
+        ))
     }
 }
 

@@ -98,15 +98,7 @@ impl<'r> Apply for LinkPersist<'r> {
             }
             _ => return Err(batch::refuse(&echo, "Invalid link definition")),
         };
-        let (peo, roles) = records::find_restricted(transaction, &PEOS, peo)
-            .await?
-            .ok_or_else(|| batch::refuse(&echo, "PEO not found"))?;
-        if !scope.caller.sees(&roles) {
-            return Err(batch::refuse(
-                &echo,
-                "PEO is not available by access rights",
-            ));
-        }
+        let peo = batch::visible(transaction, scope.caller, &PEOS, peo, "PEO", &echo).await?;
         let channel = records::find(&mut **transaction, &CHANNELS, project)
             .await?
             .ok_or_else(|| batch::refuse(&echo, "Project not found"))?;

@@ -10,7 +10,7 @@ use sqlx::{
 
 /// A stored boolean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Flag(pub bool);
+pub(crate) struct Flag(pub(crate) bool);
 
 impl Type<Any> for Flag {
     fn type_info() -> AnyTypeInfo {

@@ -8,7 +8,7 @@
 //! sees the same users, tokens and data, and ids come from the database.
 
 pub(crate) mod components;
-pub mod flag;
+pub(crate) mod flag;
 pub(crate) mod glossary;
 pub(crate) mod keywords;
 pub(crate) mod links;

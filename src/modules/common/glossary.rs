@@ -152,12 +152,7 @@ impl Apply for Persist {
             (Some(id), _) => Some(find_glossary(transaction, Identity::Id(id), &echo).await?),
             (None, Some(tid)) => Some(find_glossary(transaction, Identity::Key(tid), &echo).await?),
         };
-        let identity = match (entry.tid.as_deref(), entry.id) {
-            (Some(tid), _) => Some(Identity::Key(tid)),
-            (None, Some(id)) => Some(Identity::Id(id)),
-            (None, None) => None,
-        };
-        let (id, tid, action, description) = match identity {
+        let (id, tid, action, description) = match entry_identity(entry.tid.as_deref(), entry.id) {
             Some(identity) => {
                 let (id, tid) = find_entry(transaction, identity).await?.ok_or_else(|| {
                     let identity = entry
@@ -227,6 +222,15 @@ async fn find_glossary(
         .await?
         .map(|found| found.id)
         .ok_or_else(|| batch::refuse(echo, "There is no glossary with the given identity"))
+}
+
+/// How an item addresses a stored entry: by its `tid` when given, else by its `id`.
+fn entry_identity(tid: Option<&str>, id: Option<i64>) -> Option<Identity<'_>> {
+    match (tid, id) {
+        (Some(tid), _) => Some(Identity::Key(tid)),
+        (None, Some(id)) => Some(Identity::Id(id)),
+        (None, None) => None,
+    }
 }
 
 /// An entry's id and tid.
@@ -300,12 +304,7 @@ impl Apply for Perform {
                 format!("Unsupported action type '{kind}'"),
             ));
         }
-        let identity = match (action.tid.as_deref(), action.id) {
-            (Some(tid), _) => Some(Identity::Key(tid)),
-            (None, Some(id)) => Some(Identity::Id(id)),
-            (None, None) => None,
-        };
-        let found = match identity {
+        let found = match entry_identity(action.tid.as_deref(), action.id) {
             Some(identity) => find_entry(transaction, identity).await?,
             None => None,
         };

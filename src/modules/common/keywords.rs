@@ -42,7 +42,7 @@ pub(crate) async fn retrieve(
     } else {
         let found = records::find(pool, &KEYWORDS, Identity::Key(base))
             .await?
-            .ok_or_else(|| ApiError::NotFound(format!("Keyword with path '{base}' not found")))?;
+            .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
         (Some(found.id), format!("{base}/"))
     };
     // Every keyword's path and default name, for its children's `parentPath` and `parent`.
@@ -289,10 +289,7 @@ async fn create(
             },
         )?),
     };
-    let path = match &parent {
-        Some((_, parent_path)) => format!("{parent_path}/{name}"),
-        None => format!("/{name}"),
-    };
+    let path = child_path(parent.as_ref().map_or("/", |(_, path)| path.as_str()), name);
     check_length(path.chars().count(), &echo)?;
     // The unique path decides, also between racing requests.
     let exists = || batch::refuse(&echo, format!("Keyword '{path}' already exists"));
@@ -318,15 +315,9 @@ async fn update(
     names: Names<'_>,
     echo: ResponseType,
 ) -> Result<ResponseType, ItemError> {
-    let (id, path) = find(transaction, key).await?.ok_or_else(|| {
-        batch::refuse(
-            &echo,
-            match key {
-                Identity::Id(id) => format!("Keyword with identity '{id}' not found"),
-                Identity::Key(path) => format!("Keyword with path '{path}' not found"),
-            },
-        )
-    })?;
+    let (id, path) = find(transaction, key)
+        .await?
+        .ok_or_else(|| batch::refuse(&echo, not_found(key)))?;
     let (parent_path, current_name) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
     let parent_path = if parent_path.is_empty() {
         "/"
@@ -348,11 +339,7 @@ async fn update(
     if let Some(name) = names.default
         && name != current_name
     {
-        new_path = if parent_path == "/" {
-            format!("/{name}")
-        } else {
-            format!("{parent_path}/{name}")
-        };
+        new_path = child_path(parent_path, name);
         // Every descendant's path grows (or shrinks) by the difference.
         let (old, new) = (path.chars().count(), new_path.chars().count());
         let longest = stored::longest_below(transaction, &path)
@@ -376,6 +363,23 @@ async fn update(
     record.id = Some(id);
     record.path = Some(new_path);
     Ok(record)
+}
+
+/// The path of the keyword named `name` under the keyword at `parent` (`/`: the root).
+fn child_path(parent: &str, name: &str) -> String {
+    if parent == "/" {
+        format!("/{name}")
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+/// Why a keyword addressed by its identity is refused: it is not stored.
+pub(crate) fn not_found(identity: Identity<'_>) -> String {
+    match identity {
+        Identity::Id(id) => format!("Keyword with identity '{id}' not found"),
+        Identity::Key(path) => format!("Keyword with path '{path}' not found"),
+    }
 }
 
 /// The id and path of a stored keyword.

@@ -14,7 +14,7 @@ use crate::{
     auth::Caller,
     storage::{
         keywords, links as stored,
-        records::{self, ASSETS, Identity, KEYWORDS, PRODUCTS, Resource},
+        records::{self, ASSETS, Identity, KEYWORDS, PRODUCTS},
     },
 };
 
@@ -133,29 +133,6 @@ fn asset_identities<'a>(
     Ok(identities)
 }
 
-/// Finds a restrictable record the caller may see: its id, or the item's refusal ("… not found"
-/// or "… is not available by access rights").
-async fn visible(
-    transaction: &mut Tx,
-    caller: &Caller,
-    resource: &Resource,
-    identity: Identity<'_>,
-    what: &str,
-    echo: &ResponseType,
-) -> Result<i64, ItemError> {
-    let (id, roles) = records::find_restricted(transaction, resource, identity)
-        .await?
-        .ok_or_else(|| batch::refuse(echo, format!("{what} not found")))?;
-    if caller.sees(&roles) {
-        Ok(id)
-    } else {
-        Err(batch::refuse(
-            echo,
-            format!("{what} is not available by access rights"),
-        ))
-    }
-}
-
 /// The ids of the assets of a group, each found and visible to the caller.
 async fn assets(
     transaction: &mut Tx,
@@ -165,7 +142,7 @@ async fn assets(
 ) -> Result<Vec<i64>, ItemError> {
     let mut ids = Vec::new();
     for identity in asset_identities(group, echo)? {
-        ids.push(visible(transaction, caller, &ASSETS, identity, "Asset", echo).await?);
+        ids.push(batch::visible(transaction, caller, &ASSETS, identity, "Asset", echo).await?);
     }
     Ok(ids)
 }
@@ -177,7 +154,7 @@ async fn product(
     echo: &ResponseType,
 ) -> Result<(), ItemError> {
     let product = identity(group, "productTid", "productId", echo)?;
-    let product = visible(transaction, caller, &PRODUCTS, product, "Product", echo).await?;
+    let product = batch::visible(transaction, caller, &PRODUCTS, product, "Product", echo).await?;
     let Some(link_type) = group.type_.as_deref() else {
         return Err(batch::refuse(echo, "Attribute not found"));
     };
@@ -225,13 +202,7 @@ async fn keyword(
     let keyword = identity(group, "keywordPath", "keywordId", echo)?;
     let found = records::find(&mut **transaction, &KEYWORDS, keyword).await?;
     let Some(found) = found else {
-        return Err(batch::refuse(
-            echo,
-            match keyword {
-                Identity::Key(path) => format!("Keyword with path '{path}' not found"),
-                Identity::Id(id) => format!("Keyword with identity '{id}' not found"),
-            },
-        ));
+        return Err(batch::refuse(echo, super::keywords::not_found(keyword)));
     };
     // The primary key decides: an asset linked already, earlier in this group or before.
     for asset in assets(transaction, caller, group, echo).await? {
