@@ -5,9 +5,9 @@
 use core_api::{
     document::SCHEMA_VERSION,
     types::{
-        GlossaryEntriesPerformRequest, GlossaryEntriesPersistRequest, KeywordsPersistRequest,
-        LinksRequest, MessagesPersistRequest, Meta, PimType, ResponseType, Responses,
-        ResponsesType, SchemaVersion,
+        ActionsRequest, AttrsPersistRequest, ClassesPersistRequest, GlossaryEntriesPersistRequest,
+        KeywordsPersistRequest, LinksRequest, MessagesPersistRequest, Meta, PimType, ResponseType,
+        Responses, ResponsesType, SchemaVersion,
     },
 };
 
@@ -34,8 +34,10 @@ macro_rules! requests {
 requests!(
     PimType,
     KeywordsPersistRequest,
+    ClassesPersistRequest,
+    AttrsPersistRequest,
     GlossaryEntriesPersistRequest,
-    GlossaryEntriesPerformRequest,
+    ActionsRequest,
     LinksRequest,
 );
 

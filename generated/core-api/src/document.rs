@@ -1589,7 +1589,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "copy": {
@@ -1600,7 +1600,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "copy": {
@@ -1630,7 +1630,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/GlossaryEntriesPerformRequest"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "copy": {
@@ -3384,7 +3384,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "all": {
                     "summary": "Every classification",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:30:00.001Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n    <itm key=\"itemInformationType\">classification</itm>\n  </meta>\n  <classes>\n    <class id=\"300\" tid=\"Apparel\">\n      <name>\n        <itm>Apparel</itm>\n        <itm loc=\"de_DE\">Bekleidung</itm>\n      </name>\n    </class>\n    <class id=\"310\" tid=\"Footwear\">\n      <name>\n        <itm>Footwear</itm>\n        <itm loc=\"de_DE\">Schuhe</itm>\n      </name>\n    </class>\n  </classes>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:30:00.001Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n    <itm key=\"itemInformationType\">classification</itm>\n  </meta>\n  <classes>\n    <class id=\"300\" tid=\"Apparel\">\n      <name>\n        <itm>Apparel</itm>\n        <itm loc=\"de_DE\">Bekleidung</itm>\n      </name>\n    </class>\n    <class id=\"310\" tid=\"Accessories\">\n      <name>\n        <itm>Accessories</itm>\n        <itm loc=\"de_DE\">Accessoires</itm>\n      </name>\n    </class>\n  </classes>\n</pim>\n"
                   }
                 }
               },
@@ -3436,14 +3436,14 @@ pub const OPENAPI_JSON: &str = r##"{
                           },
                           {
                             "id": 310,
-                            "tid": "Footwear",
+                            "tid": "Accessories",
                             "name": {
                               "itm": [
                                 {
-                                  "value": "Footwear"
+                                  "value": "Accessories"
                                 },
                                 {
-                                  "value": "Schuhe",
+                                  "value": "Accessoires",
                                   "loc": "de_DE"
                                 }
                               ]
@@ -3489,15 +3489,15 @@ pub const OPENAPI_JSON: &str = r##"{
                           },
                           {
                             "id": 310,
-                            "tid": "Footwear",
+                            "tid": "Accessories",
                             "name": {
                               "itm": [
                                 {
-                                  "value": "Footwear"
+                                  "value": "Accessories"
                                 },
                                 {
                                   "loc": "de_DE",
-                                  "value": "Schuhe"
+                                  "value": "Accessoires"
                                 }
                               ]
                             }
@@ -3811,24 +3811,28 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Create or update classifications with their nodes",
-        "description": "Request: PimType with `classes` and `nodes`. Response: PimType with `responses`, one per\nclassification. Rules: 1) a classification must have a root node whose identifier equals the\nclassification name; 2) the root node is created first; 3) the root node has no parent; 4) nodes\nare created or updated strictly in the order of the request; 5) a classification that is not\nfound by `tid` is created; 6) `class` entries carry localized `name` entries.\n\nThe classification name is its `tid` and the root node's identifier is the single segment of its\n`path`: the root is `path=\"/<tid>\"`, without `parentId`/`parentPath`, listed before the class's\nother nodes unless it exists already; other node paths start with `/<tid>/` (D-23). Nodes are\nmatched by `id` when given, otherwise by `path` (existing: update, else create); `attr` entries of\na node are persisted like attributes persist (D-24). Records (`dataType=classification`, `tid`,\n`id`, `action` `create`/`update`): \"The classification has been created successfully\", \"The\nclassification has been saved successfully\"; errors \"There is no classification with the given\nidentity '<id>'\" (`class@id` unknown) and \"Unable to create the root node '<path>' of\nclassification '<tid>'\" (nothing saved); warnings (saved, reason appended after `|`) \"Cannot find\nlanguage id with code '<code>'.\", \"Unable to create new classification name '<name>' for language\n'<code>', because it already exist.\" and node failures such as \"Parent node with path '<path>' not\nfound for node '<path>'\" (D-24, D-40).\n",
+        "description": "Request: PimType with `classes` and `nodes`. Response: PimType with `responses`, one per\nclassification. Rules: 1) a classification must have a root node whose identifier equals the\nclassification name; 2) the root node is created first; 3) the root node has no parent; 4) nodes\nare created or updated strictly in the order of the request; 5) a classification that is not\nfound by `tid` is created; 6) `class` entries carry localized `name` entries.\n\nThe classification name is its `tid` and the root node's identifier is the single segment of its\n`path`: the root is `path=\"/<tid>\"`, without `parentId`/`parentPath`, listed before the class's\nother nodes unless it exists already; other node paths start with `/<tid>/` (D-23). A `class`\nis found by `id` when given (its `tid`, if given too, must be the stored one: a tid is never\nchanged), else by `tid` (created when not found). Its names: the `itm` without `loc` is the\ndefault name, each other `itm` replaces the name in its locale; names of other locales stay.\nEvery `node` of the request names its classification's `tid` in `class` (otherwise 400); the\nnodes of one classification are applied in request order inside its transaction, each found\nby `path` (which is required; `id`, when given, must be the id of the node at that path: nodes\nare neither moved nor renamed) and created when not found; its parent is its path without the\nlast segment, and `parentPath`/`parentId`, when given, must name that parent; a node is at\nmost 16 levels deep (the root is level 1), so that the nested answer of classes retrieve\nstays within the nesting depth of D-37; a node's `name` entries are stored like a class's\n(a new node without a default name takes its identifier); its `attr` entries are persisted\nlike attributes persist on that node (`nodeId`/`nodePath` of such an `attr` are ignored).\nA node that breaks a rule is not saved and its reason is appended to the record, which\nbecomes a WARNING; the classification and its other nodes are saved (D-24).\n\nRecords (`dataType=classification`, `tid`, `id`, `action` `create`/`update`): \"The\nclassification has been created successfully\", \"The classification has been saved\nsuccessfully\"; errors (nothing saved) \"There is no classification with the given identity\n'<id>'\" (`class@id` unknown), \"Unable to create the root node '<path>' of classification\n'<tid>'\" (a new classification whose first node is not its root `/<tid>`, or has none, or a\nroot given a parent), \"The tid of classification <id> is '<tid>' and cannot be changed\",\n\"Missing required value 'tid'\" (neither `id` nor `tid`); warnings (saved, each reason\nappended after `|`): \"Cannot find language id with code '<code>'.\" (that name is not\nstored), \"Unable to create new classification name '<name>' for language '<code>', because\nit already exist.\" (another classification has that name in that language; not stored), and\nnode failures: \"Missing required value 'path'\", \"Node with id <id> not found\", \"Node path\n'<path>' is not inside classification '<tid>'\", \"Parent node with path '<path>' not found for\nnode '<path>'\", \"Node '<path>' is deeper than 16 levels\", and the texts of attributes persist\nfor its `attr` entries (D-24, D-40).\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ClassesPersistRequest"
               },
               "examples": {
                 "create": {
                   "summary": "A classification with a root node and a child node (specification example 2)",
                   "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageMode\">delta</itm>\n    <itm key=\"itemInformationType\">classification</itm>\n  </meta>\n  <classes>\n    <class tid=\"Footwear\">\n      <name>\n        <itm>Footwear</itm>\n        <itm loc=\"de_DE\">Schuhe</itm>\n        <itm loc=\"en_GB\">Footwear</itm>\n      </name>\n    </class>\n  </classes>\n  <nodes>\n    <node class=\"Footwear\" path=\"/Footwear\">\n      <name>\n        <itm>Footwear</itm>\n      </name>\n    </node>\n    <node class=\"Footwear\" path=\"/Footwear/Sneakers\" parentPath=\"/Footwear\">\n      <name>\n        <itm>Sneakers</itm>\n        <itm loc=\"de_DE\">Turnschuhe</itm>\n      </name>\n      <attr key=\"Color\" level=\"p\" inheritance=\"visible\" restriction=\"optional\" localized=\"false\"/>\n    </node>\n  </nodes>\n</pim>\n"
+                },
+                "mixed": {
+                  "summary": "A new classification, a name in an unknown language, an unknown id (specification example 8)",
+                  "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"itemInformationType\">classification</itm>\n  </meta>\n  <classes>\n    <class tid=\"Footwear\">\n      <name>\n        <itm>Footwear</itm>\n        <itm loc=\"de_DE\">Schuhe</itm>\n      </name>\n    </class>\n    <class tid=\"Apparel\">\n      <name>\n        <itm loc=\"xx_XX\">Kleidung</itm>\n      </name>\n    </class>\n    <class id=\"999999\">\n      <name>\n        <itm>x</itm>\n      </name>\n    </class>\n  </classes>\n  <nodes>\n    <node class=\"Footwear\" path=\"/Footwear\">\n      <name>\n        <itm>Footwear</itm>\n      </name>\n    </node>\n  </nodes>\n</pim>\n"
                 }
               }
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ClassesPersistRequest"
               },
               "examples": {
                 "create": {
@@ -3914,12 +3918,84 @@ pub const OPENAPI_JSON: &str = r##"{
                       ]
                     }
                   }
+                },
+                "mixed": {
+                  "summary": "A new classification, a name in an unknown language, an unknown id (specification example 8)",
+                  "value": {
+                    "schemaVersion": "5.6.0",
+                    "meta": {
+                      "itm": [
+                        {
+                          "key": "messageType",
+                          "value": "request"
+                        },
+                        {
+                          "key": "itemInformationType",
+                          "value": "classification"
+                        }
+                      ]
+                    },
+                    "classes": {
+                      "class": [
+                        {
+                          "tid": "Footwear",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Footwear"
+                              },
+                              {
+                                "value": "Schuhe",
+                                "loc": "de_DE"
+                              }
+                            ]
+                          }
+                        },
+                        {
+                          "tid": "Apparel",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Kleidung",
+                                "loc": "xx_XX"
+                              }
+                            ]
+                          }
+                        },
+                        {
+                          "id": 999999,
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "x"
+                              }
+                            ]
+                          }
+                        }
+                      ]
+                    },
+                    "nodes": {
+                      "node": [
+                        {
+                          "class": "Footwear",
+                          "path": "/Footwear",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Footwear"
+                              }
+                            ]
+                          }
+                        }
+                      ]
+                    }
+                  }
                 }
               }
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ClassesPersistRequest"
               },
               "examples": {
                 "create": {
@@ -3994,6 +4070,70 @@ pub const OPENAPI_JSON: &str = r##"{
                       ]
                     }
                   }
+                },
+                "mixed": {
+                  "summary": "A new classification, a name in an unknown language, an unknown id (specification example 8)",
+                  "value": {
+                    "schemaVersion": "5.6.0",
+                    "meta": {
+                      "messageType": "request",
+                      "itemInformationType": "classification"
+                    },
+                    "classes": {
+                      "entries": [
+                        {
+                          "tid": "Footwear",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Footwear"
+                              },
+                              {
+                                "value": "Schuhe",
+                                "loc": "de_DE"
+                              }
+                            ]
+                          }
+                        },
+                        {
+                          "tid": "Apparel",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Kleidung",
+                                "loc": "xx_XX"
+                              }
+                            ]
+                          }
+                        },
+                        {
+                          "id": 999999,
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "x"
+                              }
+                            ]
+                          }
+                        }
+                      ]
+                    },
+                    "nodes": {
+                      "entries": [
+                        {
+                          "class": "Footwear",
+                          "path": "/Footwear",
+                          "name": {
+                            "itm": [
+                              {
+                                "value": "Footwear"
+                              }
+                            ]
+                          }
+                        }
+                      ]
+                    }
+                  }
                 }
               }
             }
@@ -4008,6 +4148,10 @@ pub const OPENAPI_JSON: &str = r##"{
                   "$ref": "#/components/schemas/PimType"
                 },
                 "examples": {
+                  "create": {
+                    "summary": "Created (specification example 2)",
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:31:05.660Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"create\" dataType=\"classification\" id=\"310\" tid=\"Footwear\">\n      <status>SUCCESS</status>\n      <description>The classification has been created successfully</description>\n    </response>\n  </responses>\n</pim>\n"
+                  },
                   "mixed": {
                     "summary": "SUCCESS, WARNING and ERROR records (specification example 8)",
                     "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:31:05.660Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"create\" dataType=\"classification\" id=\"310\" tid=\"Footwear\">\n      <status>SUCCESS</status>\n      <description>The classification has been created successfully</description>\n    </response>\n    <response action=\"update\" dataType=\"classification\" id=\"300\" tid=\"Apparel\">\n      <status>WARNING</status>\n      <description>The classification has been saved successfully|Cannot find language id with code 'xx_XX'.</description>\n    </response>\n    <response action=\"update\" dataType=\"classification\" id=\"999999\">\n      <status>ERROR</status>\n      <description>There is no classification with the given identity '999999'</description>\n    </response>\n  </responses>\n</pim>\n"
@@ -4019,6 +4163,40 @@ pub const OPENAPI_JSON: &str = r##"{
                   "$ref": "#/components/schemas/PimType"
                 },
                 "examples": {
+                  "create": {
+                    "summary": "Created (specification example 2)",
+                    "value": {
+                      "schemaVersion": "5.6.0",
+                      "meta": {
+                        "itm": [
+                          {
+                            "key": "messageType",
+                            "value": "request"
+                          },
+                          {
+                            "key": "messageTime",
+                            "value": "2024-03-01T09:31:05.660Z"
+                          },
+                          {
+                            "key": "sourceEnv",
+                            "value": "web"
+                          }
+                        ]
+                      },
+                      "responses": {
+                        "response": [
+                          {
+                            "action": "create",
+                            "dataType": "classification",
+                            "id": 310,
+                            "tid": "Footwear",
+                            "status": "SUCCESS",
+                            "description": "The classification has been created successfully"
+                          }
+                        ]
+                      }
+                    }
+                  },
                   "mixed": {
                     "summary": "SUCCESS, WARNING and ERROR records (specification example 8)",
                     "value": {
@@ -4075,6 +4253,29 @@ pub const OPENAPI_JSON: &str = r##"{
                   "$ref": "#/components/schemas/PimType"
                 },
                 "examples": {
+                  "create": {
+                    "summary": "Created (specification example 2)",
+                    "value": {
+                      "schemaVersion": "5.6.0",
+                      "meta": {
+                        "messageType": "request",
+                        "messageTime": "2024-03-01T09:31:05.660Z",
+                        "sourceEnv": "web"
+                      },
+                      "responses": {
+                        "entries": [
+                          {
+                            "action": "create",
+                            "dataType": "classification",
+                            "id": 310,
+                            "tid": "Footwear",
+                            "status": "SUCCESS",
+                            "description": "The classification has been created successfully"
+                          }
+                        ]
+                      }
+                    }
+                  },
                   "mixed": {
                     "summary": "SUCCESS, WARNING and ERROR records (specification example 8)",
                     "value": {
@@ -4151,28 +4352,28 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Delete classifications",
-        "description": "Request: PimType with `actions`; `action` with `dataType=classification`, `tid` or `id`,\n`type=delete`. When both `tid` and `id` are present the action is applied by `tid`. Deletes\nclassifications and their nodes with attributes. Response: PimType with `responses`.\n\nRecords: `dataType=classification`, `action=delete`, \"The classification has been deleted\nsuccessfully\"; an unknown tid or id: \"There is no classification with the given identity\n'<tid-or-id>'\"; a `type` other than `delete`: \"Unsupported action type '<type>'\" (D-24, D-40).\n",
+        "description": "Request: PimType with `actions`; `action` with `dataType=classification`, `tid` or `id`,\n`type=delete`. When both `tid` and `id` are present the action is applied by `tid`. Deletes\nclassifications and their nodes with attributes. Response: PimType with `responses`.\n\nDeleting a classification deletes its nodes, their names and attributes (with their domain\nvalues) and the classification of products under those nodes, in the action's transaction.\nRecords: `dataType=classification`, `action=delete`, `id`, `tid`, \"The classification has been\ndeleted successfully\"; an unknown tid or id: \"There is no classification with the given\nidentity '<tid-or-id>'\"; neither: \"Missing required value 'tid'\"; a `type` other than\n`delete`: \"Unsupported action type '<type>'\"; a `dataType` other than `classification`:\n\"Unsupported data type '<dataType>'\" (D-24, D-40).\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
-                  "summary": "Delete Footwear",
-                  "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <actions>\n    <action dataType=\"classification\" type=\"delete\" tid=\"Footwear\"/>\n  </actions>\n</pim>\n"
+                  "summary": "Delete Accessories",
+                  "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <actions>\n    <action dataType=\"classification\" type=\"delete\" tid=\"Accessories\"/>\n  </actions>\n</pim>\n"
                 }
               }
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
-                  "summary": "Delete Footwear",
+                  "summary": "Delete Accessories",
                   "value": {
                     "schemaVersion": "5.6.0",
                     "actions": {
@@ -4180,7 +4381,7 @@ pub const OPENAPI_JSON: &str = r##"{
                         {
                           "dataType": "classification",
                           "type": "delete",
-                          "tid": "Footwear"
+                          "tid": "Accessories"
                         }
                       ]
                     }
@@ -4190,11 +4391,11 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
-                  "summary": "Delete Footwear",
+                  "summary": "Delete Accessories",
                   "value": {
                     "schemaVersion": "5.6.0",
                     "actions": {
@@ -4202,7 +4403,7 @@ pub const OPENAPI_JSON: &str = r##"{
                         {
                           "dataType": "classification",
                           "type": "delete",
-                          "tid": "Footwear"
+                          "tid": "Accessories"
                         }
                       ]
                     }
@@ -4223,7 +4424,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "delete": {
                     "summary": "Deleted",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:33:41.002Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"delete\" dataType=\"classification\" id=\"310\" tid=\"Footwear\">\n      <status>SUCCESS</status>\n      <description>The classification has been deleted successfully</description>\n    </response>\n  </responses>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:33:41.002Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"delete\" dataType=\"classification\" id=\"310\" tid=\"Accessories\">\n      <status>SUCCESS</status>\n      <description>The classification has been deleted successfully</description>\n    </response>\n  </responses>\n</pim>\n"
                   }
                 }
               },
@@ -4258,7 +4459,7 @@ pub const OPENAPI_JSON: &str = r##"{
                             "action": "delete",
                             "dataType": "classification",
                             "id": 310,
-                            "tid": "Footwear",
+                            "tid": "Accessories",
                             "status": "SUCCESS",
                             "description": "The classification has been deleted successfully"
                           }
@@ -4288,7 +4489,7 @@ pub const OPENAPI_JSON: &str = r##"{
                             "action": "delete",
                             "dataType": "classification",
                             "id": 310,
-                            "tid": "Footwear",
+                            "tid": "Accessories",
                             "status": "SUCCESS",
                             "description": "The classification has been deleted successfully"
                           }
@@ -4334,7 +4535,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Retrieve node attributes",
-        "description": "Request `application/json` (AttributesRetrieveRequest): exactly one of `ids`, `productIds`,\n`nodeIds`, `productTids`, `nodePaths`; `withDomainValues` (default false); `withDefaultValues`\n(default false); `includeParentAttributes` (default false for `nodeIds`/`nodePaths`; ignored for\nproduct queries, which always include inherited attributes). Response: PimType with `attrs`.\n\nInherited attributes are those of ancestor nodes with `inheritance` `visible`; order: ancestors\nfirst, then by attribute id. Unknown entries are skipped; 404 when all are unknown (D-51).\n",
+        "description": "Request `application/json` (AttributesRetrieveRequest): exactly one of `ids`, `productIds`,\n`nodeIds`, `productTids`, `nodePaths`; `withDomainValues` (default false); `withDefaultValues`\n(default false); `includeParentAttributes` (default false for `nodeIds`/`nodePaths`; ignored for\nproduct queries, which always include inherited attributes). Response: PimType with `attrs`.\n\nInherited attributes are those of ancestor nodes with `inheritance` `visible`; order: for each\nselected node (a product's nodes in the order they were classified) its ancestors' attributes\nfrom the root down, then its own, each node's by attribute id, an attribute listed once;\nwith `ids`, in the order of `ids`. Unknown entries are skipped (a product restricted to roles\nthe caller does not hold counts as unknown); 404 when all are unknown, an empty selector\nincluded. Each selector holds at most 1,000 entries (D-37, D-51).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -4644,7 +4845,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/AttrsPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -4655,7 +4856,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/AttrsPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -4712,7 +4913,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/AttrsPersistRequest"
               },
               "examples": {
                 "createAndUpdate": {
@@ -4907,13 +5108,13 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Delete node attributes",
-        "description": "Request: PimType with `actions`; deletes by id. Response: PimType with `responses`.\n\nThe action element shape, not shown in the specification, is decided in D-27:\n`<action dataType=\"attribute\" type=\"delete\" id=\"…\"/>` (or `nodeId`/`nodePath` with `key`); it\ndeletes the node attribute (attribute definitions have their own perform operation). Records:\n`dataType=attribute`, `action=delete`, \"The attribute has been deleted successfully\"; an unknown\nattribute: \"Attribute with id <id> was not found.\"\n",
+        "description": "Request: PimType with `actions`; deletes by id. Response: PimType with `responses`.\n\nThe action element shape, not shown in the specification, is decided in D-27:\n`<action dataType=\"attribute\" type=\"delete\" id=\"…\"/>`, or `nodeId`/`nodePath` with `key`\ninstead of `id` (`id` wins when given; `nodeId` over `nodePath`); it deletes the node\nattribute with its domain values (attribute definitions have their own perform operation).\nRecords: `dataType=attribute`, `action=delete`, echoing `id`, `nodeId`/`nodePath`, `key`: \"The\nattribute has been deleted successfully\"; \"Attribute with id <id> was not found.\", \"Node with\nid <id> not found\", \"Node with path <path> not found\", \"Attribute '<key>' was not found on\nnode <path>\", \"Missing required value 'id'\" (neither `id` nor a node with `key`),\n\"Unsupported action type '<type>'\", \"Unsupported data type '<dataType>'\".\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -4924,7 +5125,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -4946,7 +5147,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -4979,7 +5180,7 @@ pub const OPENAPI_JSON: &str = r##"{
                 "examples": {
                   "delete": {
                     "summary": "Deleted",
-                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:38:20.447Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"delete\" dataType=\"attribute\" id=\"701\">\n      <status>SUCCESS</status>\n      <description>The attribute has been deleted successfully</description>\n    </response>\n  </responses>\n</pim>\n"
+                    "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<pim xmlns=\"urn:core-interface:v1\" schemaVersion=\"5.6.0\">\n  <meta>\n    <itm key=\"messageType\">request</itm>\n    <itm key=\"messageTime\">2024-03-01T09:38:20.447Z</itm>\n    <itm key=\"sourceEnv\">web</itm>\n  </meta>\n  <responses>\n    <response action=\"delete\" dataType=\"attribute\" id=\"701\" nodeId=\"401\" nodePath=\"/Apparel/Shirts\" key=\"Weight\">\n      <status>SUCCESS</status>\n      <description>The attribute has been deleted successfully</description>\n    </response>\n  </responses>\n</pim>\n"
                   }
                 }
               },
@@ -5014,6 +5215,9 @@ pub const OPENAPI_JSON: &str = r##"{
                             "action": "delete",
                             "dataType": "attribute",
                             "id": 701,
+                            "nodeId": 401,
+                            "nodePath": "/Apparel/Shirts",
+                            "key": "Weight",
                             "status": "SUCCESS",
                             "description": "The attribute has been deleted successfully"
                           }
@@ -5043,6 +5247,9 @@ pub const OPENAPI_JSON: &str = r##"{
                             "action": "delete",
                             "dataType": "attribute",
                             "id": 701,
+                            "nodeId": 401,
+                            "nodePath": "/Apparel/Shirts",
+                            "key": "Weight",
                             "status": "SUCCESS",
                             "description": "The attribute has been deleted successfully"
                           }
@@ -5163,13 +5370,13 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Delete attribute definitions",
-        "description": "Request: PimType with `actions`; `action` with `dataType=attrDefinition`, `type=delete`, and\n`tid` (identifier) or `id`. All actions of one request use only one kind of identifier.\nResponse: PimType with `responses`.\n\nActions that mix `tid` and `id` make the whole request 400 (\"All actions of one request must use\nthe same kind of identifier\") and nothing is deleted; one action carrying both is applied by\n`tid` (D-49). Records (`dataType=attrDefinition`, `action=delete`): \"The attribute definition has\nbeen deleted successfully\" (D-41); \"There is no attribute definition with the given tid or id\";\n\"The attribute definition could not be deleted. Reason: <reason>\".\n",
+        "description": "Request: PimType with `actions`; `action` with `dataType=attrDefinition`, `type=delete`, and\n`tid` (identifier) or `id`. All actions of one request use only one kind of identifier.\nResponse: PimType with `responses`.\n\nActions that mix `tid` and `id` make the whole request 400 (\"All actions of one request must use\nthe same kind of identifier\") and nothing is deleted; one action carrying both is applied by\n`tid` (D-49). Records (`dataType=attrDefinition`, `action=delete`, `id`, `tid`): \"The attribute\ndefinition has been deleted successfully\" (D-41); \"There is no attribute definition with the\ngiven tid or id\" (also for an action with neither); \"The attribute definition could not be\ndeleted. Reason: <reason>\", where the reason lists what uses the definition: \"it is used by 1\nnode attribute\", or several of `<n> node attribute(s)`, `<n> product asset link(s)`, `<n>\nchannel or PEO value(s)`, `a channel attribute registration`, joined by `, `; \"Unsupported\naction type '<type>'\"; \"Unsupported data type '<dataType>'\".\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -5180,7 +5387,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -5207,7 +5414,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ActionsRequest"
               },
               "examples": {
                 "delete": {
@@ -8463,10 +8670,10 @@ pub const OPENAPI_JSON: &str = r##"{
           }
         }
       },
-      "GlossaryEntriesPerformRequest": {
+      "ActionsRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as\nfor ServiceType (D-47).\n",
+        "description": "The request of every perform operation (glossary entries, classes, attributes, attribute\ndefinitions): the envelope of PimType with `actions`, which is required (D-57). Its XML root\nis `pim`, as for ServiceType (D-47).\n",
         "xml": {
           "name": "pim",
           "namespace": "urn:core-interface:v1"
@@ -8502,6 +8709,114 @@ pub const OPENAPI_JSON: &str = r##"{
             "description": "Absent means none.",
             "items": {
               "$ref": "#/components/schemas/Action"
+            }
+          }
+        }
+      },
+      "ClassesPersistRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of classes persist: the envelope of PimType with `classes` (required, one batch\nitem per `class`) and `nodes`, the nodes of those classifications, at most 10,000 per request\n(D-24, D-37). Every `node` names the `tid` of a `class` of the same request in `class`;\notherwise the request is 400.\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "classes"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "classes": {
+            "$ref": "#/components/schemas/ClassesBatch"
+          },
+          "nodes": {
+            "$ref": "#/components/schemas/NodesOfClasses"
+          }
+        }
+      },
+      "ClassesBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The classifications of a persist request (`class`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "class"
+        },
+        "properties": {
+          "class": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Class"
+            }
+          }
+        }
+      },
+      "NodesOfClasses": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The nodes of a classes persist request (`node`), at most 10,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "node"
+        },
+        "properties": {
+          "node": {
+            "type": "array",
+            "maxItems": 10000,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Node"
+            }
+          }
+        }
+      },
+      "AttrsPersistRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of attributes persist: the envelope of PimType with `attrs`, which is required (D-57).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "attrs"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "attrs": {
+            "$ref": "#/components/schemas/AttrsBatch"
+          }
+        }
+      },
+      "AttrsBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The attributes of a persist request (`attr`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "attr"
+        },
+        "properties": {
+          "attr": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Attr"
             }
           }
         }
@@ -9242,10 +9557,11 @@ pub const OPENAPI_JSON: &str = r##"{
       "ClassificationRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`\ntogether select their union; unknown ones are skipped, and 404 when none exists (D-25). With\n`withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside\n`classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,\nchild nodes inside parent nodes (D-22).\n",
+        "description": "An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`\ntogether select their union; unknown ones are skipped, and 404 when none exists (D-25).\nClassifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With\n`withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside\n`classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,\nchild nodes inside parent nodes (D-22).\n",
         "properties": {
           "ids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9253,6 +9569,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9308,6 +9625,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "ids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9315,6 +9633,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "productIds": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9322,6 +9641,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodeIds": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9329,6 +9649,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "productTids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9337,6 +9658,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodePaths": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 1024,
@@ -9361,7 +9683,7 @@ pub const OPENAPI_JSON: &str = r##"{
       "AttributesQueryRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array (a scalar, none or several\nis 400; all entries unknown is 404, D-51).\n",
+        "description": "One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array of at most 1,000 entries\n(a scalar, none or several is 400; all entries unknown, or none, is 404, D-51).\n",
         "allOf": [
           {
             "oneOf": [
@@ -9391,6 +9713,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "productId": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9398,6 +9721,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "productTid": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9406,6 +9730,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodeId": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9413,6 +9738,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "nodePath": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 1024,
@@ -9450,6 +9776,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "types": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "enum": [

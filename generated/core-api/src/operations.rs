@@ -431,7 +431,7 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
     summary: "Delete, copy or move glossary entries",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::GLOSSARY_ENTRIES_PERFORM_REQUEST,
+        schema: &tables::ACTIONS_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1164,7 +1164,7 @@ pub static CLASSES_PERSIST: Operation = Operation {
     summary: "Create or update classifications with their nodes",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::CLASSES_PERSIST_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1242,7 +1242,10 @@ pub static CLASSES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "classes/class",
+        items: &tables::CLASS,
+    }),
 };
 /// `POST /api/core/v1/pim/classes/perform` (classesPerform).
 pub static CLASSES_PERFORM: Operation = Operation {
@@ -1254,7 +1257,7 @@ pub static CLASSES_PERFORM: Operation = Operation {
     summary: "Delete classifications",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::ACTIONS_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1332,7 +1335,10 @@ pub static CLASSES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "actions/action",
+        items: &tables::ACTION,
+    }),
 };
 /// `POST /api/core/v1/pim/attributes/retrieve` (attributesRetrieve).
 pub static ATTRIBUTES_RETRIEVE: Operation = Operation {
@@ -1488,7 +1494,7 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
     summary: "Create or update node attributes",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::ATTRS_PERSIST_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1566,7 +1572,10 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "attrs/attr",
+        items: &tables::ATTR,
+    }),
 };
 /// `POST /api/core/v1/pim/attributes/perform` (attributesPerform).
 pub static ATTRIBUTES_PERFORM: Operation = Operation {
@@ -1578,7 +1587,7 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
     summary: "Delete node attributes",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::ACTIONS_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1656,7 +1665,10 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "actions/action",
+        items: &tables::ACTION,
+    }),
 };
 /// `POST /api/core/v1/pim/attribute-definitions/query` (attributeDefinitionsQuery).
 pub static ATTRIBUTE_DEFINITIONS_QUERY: Operation = Operation {
@@ -1730,7 +1742,7 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
     summary: "Delete attribute definitions",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::ACTIONS_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -1808,7 +1820,10 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "actions/action",
+        items: &tables::ACTION,
+    }),
 };
 /// `POST /api/core/v1/peo/peos/retrieve` (peosRetrieve).
 pub static PEOS_RETRIEVE: Operation = Operation {

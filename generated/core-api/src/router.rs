@@ -233,7 +233,7 @@ fn glossary_entries_perform<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Outp
             let result = async {
                 let context = service.begin(operation, &request).await?;
                 let input = service
-                    .body::<types::GlossaryEntriesPerformRequest>(&context, body)
+                    .body::<types::ActionsRequest>(&context, body)
                     .await?;
                 let output = service.glossary_entries_perform(&context, input).await?;
                 service.respond(&context, output)
@@ -435,7 +435,9 @@ fn classes_persist<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::ClassesPersistRequest>(&context, body)
+                    .await?;
                 let output = service.classes_persist(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -454,7 +456,9 @@ fn classes_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::ActionsRequest>(&context, body)
+                    .await?;
                 let output = service.classes_perform(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -515,7 +519,9 @@ fn attributes_persist<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::AttrsPersistRequest>(&context, body)
+                    .await?;
                 let output = service.attributes_persist(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -534,7 +540,9 @@ fn attributes_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Resp
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::ActionsRequest>(&context, body)
+                    .await?;
                 let output = service.attributes_perform(&context, input).await?;
                 service.respond(&context, output)
             }
@@ -574,7 +582,9 @@ fn attribute_definitions_perform<S: PimApi>(service: Arc<S>) -> impl Endpoint<Ou
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::ActionsRequest>(&context, body)
+                    .await?;
                 let output = service
                     .attribute_definitions_perform(&context, input)
                     .await?;

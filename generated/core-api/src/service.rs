@@ -79,7 +79,7 @@ pub trait CommonApi: Host {
     fn glossary_entries_perform(
         &self,
         context: &Self::Context,
-        input: types::GlossaryEntriesPerformRequest,
+        input: types::ActionsRequest,
     ) -> impl Future<Output = Result<types::ServiceType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -224,7 +224,7 @@ pub trait PimApi: Host {
     fn classes_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::ClassesPersistRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -238,7 +238,7 @@ pub trait PimApi: Host {
     fn classes_perform(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::ActionsRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -280,7 +280,7 @@ pub trait PimApi: Host {
     fn attributes_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::AttrsPersistRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -294,7 +294,7 @@ pub trait PimApi: Host {
     fn attributes_perform(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::ActionsRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -322,7 +322,7 @@ pub trait PimApi: Host {
     fn attribute_definitions_perform(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::ActionsRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {

@@ -47,6 +47,22 @@ pub struct ActionsBatch {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub action: ::std::vec::Vec<Action>,
 }
+/**The request of every perform operation (glossary entries, classes, attributes, attribute
+definitions): the envelope of PimType with `actions`, which is required (D-57). Its XML root
+is `pim`, as for ServiceType (D-47).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ActionsRequest {
+    pub actions: ActionsBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+}
 ///The query parameters of assetsVersionsBin.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -215,8 +231,8 @@ pub struct AttributeDefinitionsRequest {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
 }
-/**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array (a scalar, none or several
-is 400; all entries unknown is 404, D-51).
+/**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array of at most 1,000 entries
+(a scalar, none or several is 400; all entries unknown, or none, is 404, D-51).
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -314,6 +330,29 @@ pub struct Attrs {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub attr: ::std::vec::Vec<Attr>,
+}
+///The attributes of a persist request (`attr`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AttrsBatch {
+    ///Absent means none.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub attr: ::std::vec::Vec<Attr>,
+}
+/**The request of attributes persist: the envelope of PimType with `attrs`, which is required (D-57).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AttrsPersistRequest {
+    pub attrs: AttrsBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
 }
 ///`<attribute identifier="width">210.0</attribute>` (D-20).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -503,8 +542,37 @@ pub struct Classes {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub class: ::std::vec::Vec<Class>,
 }
+///The classifications of a persist request (`class`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClassesBatch {
+    ///Absent means none.
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub class: ::std::vec::Vec<Class>,
+}
+/**The request of classes persist: the envelope of PimType with `classes` (required, one batch
+item per `class`) and `nodes`, the nodes of those classifications, at most 10,000 per request
+(D-24, D-37). Every `node` names the `tid` of a `class` of the same request in `class`;
+otherwise the request is 400.
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClassesPersistRequest {
+    pub classes: ClassesBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub nodes: ::std::option::Option<NodesOfClasses>,
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+}
 /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
-together select their union; unknown ones are skipped, and 404 when none exists (D-25). With
+together select their union; unknown ones are skipped, and 404 when none exists (D-25).
+Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
 `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside
 `classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,
 child nodes inside parent nodes (D-22).
@@ -697,21 +765,6 @@ pub struct GlossaryEntriesBatch {
     )]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
-}
-/**The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as
-for ServiceType (D-47).
-*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct GlossaryEntriesPerformRequest {
-    pub actions: ActionsBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(
-        rename = "schemaVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub schema_version: ::std::option::Option<SchemaVersion>,
 }
 /**The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).
 */
@@ -1359,6 +1412,15 @@ pub struct Node {
 #[serde(deny_unknown_fields)]
 pub struct Nodes {
     ///Absent on input means none; always present in responses (D-07).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub node: ::std::vec::Vec<Node>,
+}
+///The nodes of a classes persist request (`node`), at most 10,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodesOfClasses {
+    ///Absent means none.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<Node>,
@@ -2060,12 +2122,26 @@ impl core_api_support::Described for GlossaryEntriesPersistRequest {
 impl core_api_support::Described for GlossaryEntriesBatch {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::GLOSSARY_ENTRIES_BATCH;
 }
-impl core_api_support::Described for GlossaryEntriesPerformRequest {
-    const SCHEMA: &'static core_api_support::Schema =
-        &crate::tables::GLOSSARY_ENTRIES_PERFORM_REQUEST;
+impl core_api_support::Described for ActionsRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::ACTIONS_REQUEST;
 }
 impl core_api_support::Described for ActionsBatch {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::ACTIONS_BATCH;
+}
+impl core_api_support::Described for ClassesPersistRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::CLASSES_PERSIST_REQUEST;
+}
+impl core_api_support::Described for ClassesBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::CLASSES_BATCH;
+}
+impl core_api_support::Described for NodesOfClasses {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::NODES_OF_CLASSES;
+}
+impl core_api_support::Described for AttrsPersistRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::ATTRS_PERSIST_REQUEST;
+}
+impl core_api_support::Described for AttrsBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::ATTRS_BATCH;
 }
 impl core_api_support::Described for LinksRequest {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::LINKS_REQUEST;

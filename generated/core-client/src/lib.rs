@@ -57,6 +57,22 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub action: ::std::vec::Vec<Action>,
     }
+    /**The request of every perform operation (glossary entries, classes, attributes, attribute
+    definitions): the envelope of PimType with `actions`, which is required (D-57). Its XML root
+    is `pim`, as for ServiceType (D-47).
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ActionsRequest {
+        pub actions: ActionsBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
+    }
     /**A node attribute. Accepted values of `level`, `inheritance` and `restriction` are the values
     seen unless the installation configures more; another value is an item `ERROR` (D-52).
     */
@@ -188,8 +204,8 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub ids: ::std::vec::Vec<i64>,
     }
-    /**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array (a scalar, none or several
-    is 400; all entries unknown is 404, D-51).
+    /**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array of at most 1,000 entries
+    (a scalar, none or several is 400; all entries unknown, or none, is 404, D-51).
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -276,6 +292,28 @@ pub mod types {
         ///Absent on input means none; always present in responses (D-07).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub attr: ::std::vec::Vec<Attr>,
+    }
+    ///The attributes of a persist request (`attr`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct AttrsBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub attr: ::std::vec::Vec<Attr>,
+    }
+    /**The request of attributes persist: the envelope of PimType with `attrs`, which is required (D-57).
+     */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct AttrsPersistRequest {
+        pub attrs: AttrsBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
     }
     ///`<attribute identifier="width">210.0</attribute>` (D-20).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -453,8 +491,36 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub class: ::std::vec::Vec<Class>,
     }
+    ///The classifications of a persist request (`class`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct ClassesBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub class: ::std::vec::Vec<Class>,
+    }
+    /**The request of classes persist: the envelope of PimType with `classes` (required, one batch
+    item per `class`) and `nodes`, the nodes of those classifications, at most 10,000 per request
+    (D-24, D-37). Every `node` names the `tid` of a `class` of the same request in `class`;
+    otherwise the request is 400.
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ClassesPersistRequest {
+        pub classes: ClassesBatch,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub nodes: ::std::option::Option<NodesOfClasses>,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
+    }
     /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
-    together select their union; unknown ones are skipped, and 404 when none exists (D-25). With
+    together select their union; unknown ones are skipped, and 404 when none exists (D-25).
+    Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
     `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside
     `classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,
     child nodes inside parent nodes (D-22).
@@ -641,21 +707,6 @@ pub mod types {
             skip_serializing_if = "::std::vec::Vec::is_empty"
         )]
         pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
-    }
-    /**The request of glossary entries perform: the envelope of PimType with `actions`, which is required (D-57). Its XML root is `pim`, as
-    for ServiceType (D-47).
-    */
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct GlossaryEntriesPerformRequest {
-        pub actions: ActionsBatch,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub meta: ::std::option::Option<Meta>,
-        #[serde(
-            rename = "schemaVersion",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema_version: ::std::option::Option<SchemaVersion>,
     }
     /**The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).
      */
@@ -1306,6 +1357,14 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct Nodes {
         ///Absent on input means none; always present in responses (D-07).
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub node: ::std::vec::Vec<Node>,
+    }
+    ///The nodes of a classes persist request (`node`), at most 10,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct NodesOfClasses {
+        ///Absent means none.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub node: ::std::vec::Vec<Node>,
     }
@@ -2415,7 +2474,7 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     */
     pub async fn glossary_entries_perform<'a>(
         &'a self,
-        body: &'a types::GlossaryEntriesPerformRequest,
+        body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::ServiceType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/common/glossaryEntries/perform",
@@ -3130,16 +3189,36 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
 
     The classification name is its `tid` and the root node's identifier is the single segment of its
     `path`: the root is `path="/<tid>"`, without `parentId`/`parentPath`, listed before the class's
-    other nodes unless it exists already; other node paths start with `/<tid>/` (D-23). Nodes are
-    matched by `id` when given, otherwise by `path` (existing: update, else create); `attr` entries of
-    a node are persisted like attributes persist (D-24). Records (`dataType=classification`, `tid`,
-    `id`, `action` `create`/`update`): "The classification has been created successfully", "The
-classification has been saved successfully"; errors "There is no classification with the given
-identity '<id>'" (`class@id` unknown) and "Unable to create the root node '<path>' of
-classification '<tid>'" (nothing saved); warnings (saved, reason appended after `|`) "Cannot find
-language id with code '<code>'.", "Unable to create new classification name '<name>' for language
-'<code>', because it already exist." and node failures such as "Parent node with path '<path>' not
-found for node '<path>'" (D-24, D-40).
+    other nodes unless it exists already; other node paths start with `/<tid>/` (D-23). A `class`
+    is found by `id` when given (its `tid`, if given too, must be the stored one: a tid is never
+    changed), else by `tid` (created when not found). Its names: the `itm` without `loc` is the
+    default name, each other `itm` replaces the name in its locale; names of other locales stay.
+    Every `node` of the request names its classification's `tid` in `class` (otherwise 400); the
+    nodes of one classification are applied in request order inside its transaction, each found
+    by `path` (which is required; `id`, when given, must be the id of the node at that path: nodes
+    are neither moved nor renamed) and created when not found; its parent is its path without the
+    last segment, and `parentPath`/`parentId`, when given, must name that parent; a node is at
+    most 16 levels deep (the root is level 1), so that the nested answer of classes retrieve
+    stays within the nesting depth of D-37; a node's `name` entries are stored like a class's
+    (a new node without a default name takes its identifier); its `attr` entries are persisted
+    like attributes persist on that node (`nodeId`/`nodePath` of such an `attr` are ignored).
+    A node that breaks a rule is not saved and its reason is appended to the record, which
+    becomes a WARNING; the classification and its other nodes are saved (D-24).
+
+    Records (`dataType=classification`, `tid`, `id`, `action` `create`/`update`): "The
+classification has been created successfully", "The classification has been saved
+successfully"; errors (nothing saved) "There is no classification with the given identity
+'<id>'" (`class@id` unknown), "Unable to create the root node '<path>' of classification
+'<tid>'" (a new classification whose first node is not its root `/<tid>`, or has none, or a
+    root given a parent), "The tid of classification <id> is '<tid>' and cannot be changed",
+    "Missing required value 'tid'" (neither `id` nor `tid`); warnings (saved, each reason
+    appended after `|`): "Cannot find language id with code '<code>'." (that name is not
+    stored), "Unable to create new classification name '<name>' for language '<code>', because
+    it already exist." (another classification has that name in that language; not stored), and
+    node failures: "Missing required value 'path'", "Node with id <id> not found", "Node path
+'<path>' is not inside classification '<tid>'", "Parent node with path '<path>' not found for
+node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attributes persist
+    for its `attr` entries (D-24, D-40).
 
 
     Sends a `POST` request to `/api/core/v1/pim/classes/persist`
@@ -3147,7 +3226,7 @@ found for node '<path>'" (D-24, D-40).
     */
     pub async fn classes_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::ClassesPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/classes/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3208,9 +3287,13 @@ found for node '<path>'" (D-24, D-40).
     `type=delete`. When both `tid` and `id` are present the action is applied by `tid`. Deletes
     classifications and their nodes with attributes. Response: PimType with `responses`.
 
-    Records: `dataType=classification`, `action=delete`, "The classification has been deleted
-successfully"; an unknown tid or id: "There is no classification with the given identity
-'<tid-or-id>'"; a `type` other than `delete`: "Unsupported action type '<type>'" (D-24, D-40).
+    Deleting a classification deletes its nodes, their names and attributes (with their domain
+    values) and the classification of products under those nodes, in the action's transaction.
+    Records: `dataType=classification`, `action=delete`, `id`, `tid`, "The classification has been
+deleted successfully"; an unknown tid or id: "There is no classification with the given
+identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other than
+    `delete`: "Unsupported action type '<type>'"; a `dataType` other than `classification`:
+    "Unsupported data type '<dataType>'" (D-24, D-40).
 
 
     Sends a `POST` request to `/api/core/v1/pim/classes/perform`
@@ -3218,7 +3301,7 @@ successfully"; an unknown tid or id: "There is no classification with the given 
     */
     pub async fn classes_perform<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/classes/perform", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3280,8 +3363,12 @@ successfully"; an unknown tid or id: "There is no classification with the given 
     (default false); `includeParentAttributes` (default false for `nodeIds`/`nodePaths`; ignored for
     product queries, which always include inherited attributes). Response: PimType with `attrs`.
 
-    Inherited attributes are those of ancestor nodes with `inheritance` `visible`; order: ancestors
-    first, then by attribute id. Unknown entries are skipped; 404 when all are unknown (D-51).
+    Inherited attributes are those of ancestor nodes with `inheritance` `visible`; order: for each
+    selected node (a product's nodes in the order they were classified) its ancestors' attributes
+    from the root down, then its own, each node's by attribute id, an attribute listed once;
+    with `ids`, in the order of `ids`. Unknown entries are skipped (a product restricted to roles
+    the caller does not hold counts as unknown); 404 when all are unknown, an empty selector
+    included. Each selector holds at most 1,000 entries (D-37, D-51).
 
 
     Sends a `POST` request to `/api/core/v1/pim/attributes/retrieve`
@@ -3435,7 +3522,7 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     */
     pub async fn attributes_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::AttrsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/attributes/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3495,10 +3582,14 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     Request: PimType with `actions`; deletes by id. Response: PimType with `responses`.
 
     The action element shape, not shown in the specification, is decided in D-27:
-    `<action dataType="attribute" type="delete" id="…"/>` (or `nodeId`/`nodePath` with `key`); it
-    deletes the node attribute (attribute definitions have their own perform operation). Records:
-    `dataType=attribute`, `action=delete`, "The attribute has been deleted successfully"; an unknown
-    attribute: "Attribute with id <id> was not found."
+    `<action dataType="attribute" type="delete" id="…"/>`, or `nodeId`/`nodePath` with `key`
+    instead of `id` (`id` wins when given; `nodeId` over `nodePath`); it deletes the node
+    attribute with its domain values (attribute definitions have their own perform operation).
+    Records: `dataType=attribute`, `action=delete`, echoing `id`, `nodeId`/`nodePath`, `key`: "The
+attribute has been deleted successfully"; "Attribute with id <id> was not found.", "Node with
+id <id> not found", "Node with path <path> not found", "Attribute '<key>' was not found on
+node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`),
+    "Unsupported action type '<type>'", "Unsupported data type '<dataType>'".
 
 
     Sends a `POST` request to `/api/core/v1/pim/attributes/perform`
@@ -3506,7 +3597,7 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     */
     pub async fn attributes_perform<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/attributes/perform", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -3639,9 +3730,13 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
 
     Actions that mix `tid` and `id` make the whole request 400 ("All actions of one request must use
     the same kind of identifier") and nothing is deleted; one action carrying both is applied by
-    `tid` (D-49). Records (`dataType=attrDefinition`, `action=delete`): "The attribute definition has
-    been deleted successfully" (D-41); "There is no attribute definition with the given tid or id";
-    "The attribute definition could not be deleted. Reason: <reason>".
+    `tid` (D-49). Records (`dataType=attrDefinition`, `action=delete`, `id`, `tid`): "The attribute
+definition has been deleted successfully" (D-41); "There is no attribute definition with the
+given tid or id" (also for an action with neither); "The attribute definition could not be
+deleted. Reason: <reason>", where the reason lists what uses the definition: "it is used by 1
+node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(s)`, `<n>
+    channel or PEO value(s)`, `a channel attribute registration`, joined by `, `; "Unsupported
+    action type '<type>'"; "Unsupported data type '<dataType>'".
 
 
     Sends a `POST` request to `/api/core/v1/pim/attribute-definitions/perform`
@@ -3649,7 +3744,7 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
     */
     pub async fn attribute_definitions_perform<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/pim/attribute-definitions/perform",

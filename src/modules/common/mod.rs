@@ -13,9 +13,9 @@ pub(crate) mod messages;
 use core_api::{
     CommonApi,
     types::{
-        Components, ComponentsRequest, GlossaryEntriesPerformRequest,
-        GlossaryEntriesPersistRequest, KeywordRequest, KeywordsPersistRequest, Kwds, LinksRequest,
-        LocaleRequest, Locales, MessagesPersistRequest, PimType, ResponsesType, ServiceType,
+        ActionsRequest, Components, ComponentsRequest, GlossaryEntriesPersistRequest,
+        KeywordRequest, KeywordsPersistRequest, Kwds, LinksRequest, LocaleRequest, Locales,
+        MessagesPersistRequest, PimType, ResponsesType, ServiceType,
     },
 };
 
@@ -85,7 +85,7 @@ impl CommonApi for Service {
     async fn glossary_entries_perform(
         &self,
         context: &Context,
-        input: GlossaryEntriesPerformRequest,
+        input: ActionsRequest,
     ) -> Result<ServiceType, ApiError> {
         let actions = &input.actions.action;
         let answer = batch::answer::<glossary::Perform>(self, context, &input, actions).await?;
