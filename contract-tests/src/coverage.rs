@@ -48,11 +48,17 @@ pub fn implemented(operation: &'static Operation, implemented: bool) {
     evidence().implemented.insert(operation.id, implemented);
 }
 
-/// Records item messages asserted for an operation.
+/// Records item messages asserted for an operation. A WARNING's description is its success
+/// text and its reasons joined by `|` (specification, "Result record"): each part is said too.
 fn asserted<'a>(operation: &'static Operation, messages: impl IntoIterator<Item = &'a str>) {
     let mut evidence = evidence();
     let said = evidence.said.entry(operation.id).or_default();
-    said.extend(messages.into_iter().map(str::to_string));
+    for message in messages {
+        said.insert(message.to_string());
+        if message.contains('|') {
+            said.extend(message.split('|').map(str::to_string));
+        }
+    }
 }
 
 /// The records of an answer as a test compares them: `projection` of each record. Comparing it
@@ -190,6 +196,8 @@ pub fn report(document: &Value) -> Result<String, String> {
     let mut lines = Vec::new();
     let mut gaps = 0;
     let (mut covered, mut messages_total, mut messages_said) = (0, 0, 0);
+    // Per specification module: operations, covered ones, messages stated and asserted.
+    let mut modules: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     for operation in core_api::operations::ALL {
         let description = document["paths"][operation.path]
             .as_object()
@@ -207,6 +215,10 @@ pub fn report(document: &Value) -> Result<String, String> {
             })
             .collect();
         let label = format!("{:<6} {}", operation.module, operation.id);
+        let module = modules.entry(operation.module).or_default();
+        module[0] += 1;
+        module[2] += stated.len();
+        module[3] += stated.len() - missing.len();
         match evidence.implemented.get(operation.id) {
             None => {
                 gaps += 1;
@@ -219,6 +231,7 @@ pub fn report(document: &Value) -> Result<String, String> {
                 messages_said += stated.len() - missing.len();
                 if sent && missing.is_empty() {
                     covered += 1;
+                    module[1] += 1;
                     lines.push(format!(
                         "{label}: covered ({n}/{n} item messages)",
                         n = stated.len()
@@ -239,10 +252,25 @@ pub fn report(document: &Value) -> Result<String, String> {
             }
         }
     }
+    let per_module: Vec<String> = modules
+        .iter()
+        .map(|(module, [operations, covered, stated, said])| {
+            format!(
+                "coverage of {module}: {covered}/{operations} operations, {said}/{stated} item \
+                 messages ({}%)",
+                if *stated == 0 {
+                    100
+                } else {
+                    said * 100 / stated
+                }
+            )
+        })
+        .collect();
     let report = format!(
         "coverage of the contract tests: {covered} of {} operations covered, {messages_said} of \
-         {messages_total} item messages of the implemented ones asserted\n  {}",
+         {messages_total} item messages of the implemented ones asserted\n{}\n  {}",
         core_api::operations::ALL.len(),
+        per_module.join("\n"),
         lines.join("\n  ")
     );
     if gaps == 0 { Ok(report) } else { Err(report) }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid, name, non_empty};
+pub(crate) use crate::storage::nodes::MAX_DEPTH;
 
 /// A classification with its nodes.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,6 +39,10 @@ pub struct ClassificationNode {
     /// Its attributes, by attribute definition.
     #[serde(default)]
     pub attributes: Vec<NodeAttribute>,
+    /// The products classified under it, by `tid` (declared in the document or stored; replaced
+    /// on a second load).
+    #[serde(default)]
+    pub products: Vec<String>,
 }
 
 /// An attribute of a node.
@@ -105,6 +110,13 @@ pub(super) fn check<'d>(
         for (node_index, node) in classification.nodes.iter().enumerate() {
             let record = format!("{record}.nodes[{node_index}] ({})", node.path);
             fits(&record, "path", &node.path, &tables::NODE, "path")?;
+            if node.path.matches('/').count() > MAX_DEPTH {
+                return Err(invalid(
+                    record,
+                    "path",
+                    format!("a node is at most {MAX_DEPTH} levels deep (D-23)"),
+                ));
+            }
             for localized in node.names.values() {
                 name(&record, "names", localized)?;
             }
@@ -241,6 +253,41 @@ impl Loader<'_, '_> {
                 let record = format!("{record}.attributes[{index}] ({})", attribute.key);
                 self.node_attribute(node_id, attribute, &record).await?;
             }
+            self.classify(node_id, &node.products, &record).await?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the products classified under a node; each is appended to its product's nodes.
+    async fn classify(
+        &mut self,
+        node_id: i64,
+        products: &[String],
+        record: &str,
+    ) -> Result<(), BootstrapError> {
+        sqlx::query("DELETE FROM product_nodes WHERE node_id = $1")
+            .bind(node_id)
+            .execute(&mut **self.transaction)
+            .await?;
+        for tid in products {
+            let product = self
+                .find(
+                    "SELECT id FROM products WHERE tid = $1",
+                    tid,
+                    record,
+                    "products",
+                    "a product",
+                )
+                .await?;
+            sqlx::query(
+                "INSERT INTO product_nodes (product_id, node_id, position) SELECT $1, $2, \
+                 COALESCE(MAX(position) + 1, 0) FROM product_nodes WHERE product_id = $1",
+            )
+            .bind(product)
+            .bind(node_id)
+            .execute(&mut **self.transaction)
+            .await?;
+            self.loaded.records += 1;
         }
         Ok(())
     }

@@ -7,19 +7,26 @@
 //! Nothing the service needs lives in the process: every instance sharing a PostgreSQL database
 //! sees the same users, tokens and data, and ids come from the database.
 
+pub(crate) mod attributes;
+pub(crate) mod classifications;
 pub(crate) mod components;
+pub(crate) mod definitions;
 pub(crate) mod flag;
 pub(crate) mod glossary;
 pub(crate) mod keywords;
 pub(crate) mod links;
 pub(crate) mod locales;
 pub(crate) mod messages;
+pub(crate) mod nodes;
 pub(crate) mod peos;
 pub(crate) mod records;
 
 use std::path::Path;
 
-use sqlx::{Any, AnyPool, Transaction, any::AnyPoolOptions};
+use sqlx::{
+    Any, AnyPool, Encode, FromRow, Transaction, Type,
+    any::{AnyPoolOptions, AnyRow},
+};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -112,6 +119,37 @@ impl Database {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
+}
+
+/// How many values one `IN (…)` list binds at most: far below every backend's limit on bound
+/// values (SQLite 32,766, PostgreSQL 65,535), so any list is read in a few statements.
+const IN_LIST_CHUNK: usize = 500;
+
+/// Rows whose column is one of `values`: `head` ends with `IN (` and `tail` starts with `)`.
+/// The list is read in chunks of [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in
+/// the order `tail` gives. The statement's only variable part is its placeholders (`$1, $2, …`),
+/// so it is safe text whatever the values.
+pub(crate) async fn in_list<T, V>(
+    pool: &AnyPool,
+    head: &'static str,
+    tail: &'static str,
+    values: &[V],
+) -> Result<Vec<T>, sqlx::Error>
+where
+    T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
+    V: for<'q> Encode<'q, Any> + Type<Any> + Clone + Send + Sync + 'static,
+{
+    let mut rows = Vec::new();
+    for chunk in values.chunks(IN_LIST_CHUNK) {
+        let placeholders: Vec<String> = (1..=chunk.len()).map(|n| format!("${n}")).collect();
+        let statement = format!("{head}{}{tail}", placeholders.join(", "));
+        let mut query = sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(statement));
+        for value in chunk {
+            query = query.bind(value.clone());
+        }
+        rows.extend(query.fetch_all(pool).await?);
+    }
+    Ok(rows)
 }
 
 /// The current time as the service stores and shows timestamps: ISO 8601 UTC with milliseconds

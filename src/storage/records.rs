@@ -56,6 +56,14 @@ resource!(
     LOCALES, "locales", "tid", None
 );
 resource!(
+    /// Classifications.
+    CLASSIFICATIONS, "classifications", "tid", None
+);
+resource!(
+    /// Attribute definitions.
+    ATTRIBUTE_DEFINITIONS, "attribute_definitions", "tid", None
+);
+resource!(
     /// Assets, which may be restricted to roles.
     ASSETS, "assets", "tid", Some("asset")
 );

@@ -8,9 +8,11 @@ use contract_tests::{
     TestServer, backends, coverage, fixture, operations, redact_json, redact_xml, snapshot_dir,
 };
 use core_api::operations::{
-    COMPONENTS_RETRIEVE, GLOSSARY_ENTRIES_PERFORM, GLOSSARY_ENTRIES_PERSIST, KEYWORDS_PERSIST,
-    KEYWORDS_RETRIEVE, LINKS_PERSIST, LOCALES_RETRIEVE, MESSAGES_PERSIST, PEOS_LINKS_PERSIST,
-    TRANSFORM,
+    ATTRIBUTE_DEFINITIONS_PERFORM, ATTRIBUTE_DEFINITIONS_QUERY, ATTRIBUTES_PERFORM,
+    ATTRIBUTES_PERSIST, ATTRIBUTES_QUERY, ATTRIBUTES_RETRIEVE, CLASSES_PERFORM, CLASSES_PERSIST,
+    CLASSES_RETRIEVE, COMPONENTS_RETRIEVE, GET_CLASSES, GLOSSARY_ENTRIES_PERFORM,
+    GLOSSARY_ENTRIES_PERSIST, KEYWORDS_PERSIST, KEYWORDS_RETRIEVE, LINKS_PERSIST, LOCALES_RETRIEVE,
+    MESSAGES_PERSIST, PEOS_LINKS_PERSIST, TRANSFORM,
 };
 use core_api_support::{Operation, Representation};
 use serde_json::{Value, json};
@@ -29,6 +31,20 @@ fn itm(items: &[(&str, &str)]) -> Value {
 
 fn name(value: &str) -> Value {
     json!({"itm": [{"value": value}]})
+}
+
+/// A node attribute to create: `key` with every required property.
+fn attribute(key: &str) -> Value {
+    json!({"key": key, "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false})
+}
+
+/// A `delete` action of a data type on the item `identity` names.
+fn delete(data_type: &str, identity: Value) -> Value {
+    let mut action = json!({"dataType": data_type, "type": "delete"});
+    if let (Some(action), Some(identity)) = (action.as_object_mut(), identity.as_object()) {
+        action.extend(identity.clone());
+    }
+    action
 }
 
 /// The exchanges: a name, the operation, the caller's token (`None`: admin), the body.
@@ -165,6 +181,129 @@ fn scenarios() -> Vec<(
                 {"type": "peoToProduct", "itms": [{"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])}]}
             ]}}),
         ),
+        ("get_classes", &GET_CLASSES, None, Value::Null),
+        (
+            "classes_retrieve",
+            &CLASSES_RETRIEVE,
+            None,
+            json!({"tids": ["Apparel"], "withNodes": true, "flatNodes": false}),
+        ),
+        (
+            "classes_persist",
+            &CLASSES_PERSIST,
+            None,
+            json!({
+                "classes": {"class": [
+                    {"tid": "Footwear", "name": {"itm": [{"value": "Footwear"}, {"value": "Schuhe", "loc": "de_DE"}]}},
+                    {"tid": "Apparel", "name": {"itm": [{"value": "Kleidung", "loc": "xx_XX"}, {"value": "Bekleidung", "loc": "de_DE"}]}},
+                    {"tid": "Bags", "name": name("Bags")},
+                    {"id": 999999, "name": name("x")},
+                    {"id": 1, "tid": "Clothing"},
+                    {"name": name("Anonymous")},
+                    {"tid": "Kids", "name": {"itm": [{"value": "Kids"}, {"value": "Bekleidung", "loc": "de_DE"}]}}
+                ]},
+                "nodes": {"node": [
+                    {"class": "Footwear", "path": "/Footwear"},
+                    {"class": "Footwear", "path": "/Footwear/Sneakers", "parentPath": "/Footwear",
+                     "name": {"itm": [{"value": "Sneakers"}, {"value": "Turnschuhe", "loc": "de_DE"}]},
+                     "attr": [attribute("weight"), attribute("Nope")]},
+                    {"class": "Footwear", "name": name("No path")},
+                    {"class": "Footwear", "path": "/Shoes/Boots"},
+                    {"class": "Footwear", "path": "/Footwear/Boots/Winter"},
+                    {"class": "Footwear", "id": 999999, "path": "/Footwear/Sneakers"},
+                    {"class": "Footwear", "path": "/Footwear/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"},
+                    {"class": "Bags", "path": "/Bags/Totes"},
+                    {"class": "Bags", "path": "/Bags"},
+                    {"class": "Kids", "path": "/Kids"},
+                    {"class": "Apparel", "path": "/Apparel/Tops/Polos", "name": {"itm": [{"value": "Polos", "loc": "xx_XX"}]}}
+                ]}
+            }),
+        ),
+        (
+            "classes_perform",
+            &CLASSES_PERFORM,
+            None,
+            json!({"actions": {"action": [
+                delete("classification", json!({"tid": "Apparel", "id": 999999})),
+                delete("classification", json!({"tid": "Nope"})),
+                delete("classification", json!({"id": 999999})),
+                {"dataType": "classification", "type": "copy", "tid": "Apparel"},
+                delete("attribute", json!({"tid": "Apparel"})),
+                delete("classification", json!({}))
+            ]}}),
+        ),
+        (
+            "attributes_retrieve",
+            &ATTRIBUTES_RETRIEVE,
+            None,
+            json!({"productTids": ["P-100"], "withDomainValues": true, "withDefaultValues": true}),
+        ),
+        (
+            "attributes_query",
+            &ATTRIBUTES_QUERY,
+            None,
+            json!({"nodePath": ["/Apparel/Tops/Shirts"], "includeParentAttributes": true}),
+        ),
+        (
+            "attributes_persist",
+            &ATTRIBUTES_PERSIST,
+            None,
+            json!({"attrs": {"attr": [
+                {"nodePath": "/Apparel/Tops/Shirts", "key": "headline", "level": "p", "inheritance": "visible",
+                 "restriction": "optional", "localized": true,
+                 "domainVals": {"allowNewValue": false, "sortDirection": "MANUAL", "mode": "FULL", "domainVal": [
+                    {"tid": "SALE", "itm": [{"value": "Sale", "loc": "en_GB"}, {"value": "Angebot", "loc": "de_DE"}]}
+                 ]},
+                 "defaultVal": {"tid": "SALE"}},
+                {"id": 1, "inheritance": "not_visible"},
+                {"nodeId": 1, "key": "description", "localized": false},
+                {"id": 999999, "inheritance": "visible"},
+                {"nodeId": 999999, "key": "headline", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
+                {"nodePath": "/Nope", "key": "headline", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
+                {"nodeId": 1, "key": "Nope", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
+                attribute("headline"),
+                {"nodeId": 1, "key": "budget"},
+                {"id": 1, "level": "x"},
+                {"id": 3, "defaultVal": {"tid": "silk"}}
+            ]}}),
+        ),
+        (
+            "attributes_perform",
+            &ATTRIBUTES_PERFORM,
+            None,
+            json!({"actions": {"action": [
+                delete("attribute", json!({"id": 1})),
+                delete("attribute", json!({"nodePath": "/Apparel/Tops", "key": "fabric"})),
+                delete("attribute", json!({"id": 999999})),
+                delete("attribute", json!({"nodeId": 999999, "key": "fabric"})),
+                delete("attribute", json!({"nodePath": "/Nope", "key": "fabric"})),
+                delete("attribute", json!({"nodePath": "/Apparel", "key": "fabric"})),
+                delete("attribute", json!({})),
+                {"dataType": "attribute", "type": "move", "id": 2},
+                delete("attrDefinition", json!({"id": 2}))
+            ]}}),
+        ),
+        (
+            "attribute_definitions_query",
+            &ATTRIBUTE_DEFINITIONS_QUERY,
+            None,
+            json!({"types": ["text", "number"]}),
+        ),
+        (
+            "attribute_definitions_perform",
+            &ATTRIBUTE_DEFINITIONS_PERFORM,
+            None,
+            json!({"actions": {"action": [
+                delete("attrDefinition", json!({"tid": "careInstructions"})),
+                delete("attrDefinition", json!({"tid": "weight"})),
+                delete("attrDefinition", json!({"tid": "budget"})),
+                delete("attrDefinition", json!({"tid": "productImages"})),
+                delete("attrDefinition", json!({"tid": "Nope"})),
+                delete("attrDefinition", json!({"tid": "weight", "id": 1})),
+                {"dataType": "attrDefinition", "type": "copy", "tid": "weight"},
+                delete("attribute", json!({"tid": "weight"}))
+            ]}}),
+        ),
         (
             "peos_links_persist_access_rights",
             &PEOS_LINKS_PERSIST,
@@ -201,13 +340,14 @@ async fn answers_in_every_representation() {
                 // A fresh catalogue per exchange: persist answers differ once the data is there.
                 let server = TestServer::start_with_demo(&url).await;
                 server.load(&editor).await;
-                let answer = server
+                let mut call = server
                     .call(operation)
                     .token(token.unwrap_or(&server.token))
-                    .json(body)
-                    .accept(media.representation)
-                    .send()
-                    .await;
+                    .accept(media.representation);
+                if operation.request.is_some() {
+                    call = call.json(body);
+                }
+                let answer = call.send().await;
                 let (suffix, shown, value) = match media.representation {
                     Representation::Xml => ("xml", redact_xml(&answer.text), None),
                     representation => {

@@ -1,4 +1,4 @@
-//! Every operation of the Common module (and PEO links) through the generated `progenitor`
+//! Every operation of the Common and PIM modules (and PEO links) through the generated `progenitor`
 //! client, against a server with the demo catalogue: the client an integrator generates from the
 //! document talks to this server in JSON and reads its answers into its own types.
 
@@ -161,6 +161,129 @@ async fn every_common_operation_through_the_generated_client() {
     server.stop().await;
 }
 
+/// Every operation of the PIM module through the generated client, on the demo catalogue.
+async fn every_pim_operation_through_the_generated_client() {
+    let server = TestServer::start().await;
+    let demo = bootstrap::demo().expect("the demo document");
+    bootstrap::load(&server.database, &demo, std::path::Path::new("."))
+        .await
+        .expect("the demo loads");
+    let client = Client::new_with_client(&server.url(""), server.client());
+
+    let listing = client.get_classes().await.expect("classes").into_inner();
+    let classes = listing.classes.expect("classes").class;
+    assert_eq!(classes[0].tid.as_deref(), Some("Apparel"));
+
+    let persisted = client
+        .classes_persist(&from(json!({
+            "classes": {"class": [{"tid": "Footwear", "name": {"itm": [{"value": "Footwear"}]}}]},
+            "nodes": {"node": [{"class": "Footwear", "path": "/Footwear"}, {"class": "Footwear", "path": "/Footwear/Sneakers"}]}
+        })))
+        .await
+        .expect("classes persisted")
+        .into_inner();
+    assert_eq!(
+        statuses(persisted.responses),
+        ["Success The classification has been created successfully"]
+    );
+    let retrieved = client
+        .classes_retrieve(&from(json!({"tids": ["Footwear"], "withNodes": true})))
+        .await
+        .expect("classes retrieved")
+        .into_inner();
+    let paths: Vec<String> = retrieved
+        .nodes
+        .expect("nodes")
+        .node
+        .into_iter()
+        .filter_map(|node| node.path)
+        .collect();
+    assert_eq!(paths, ["/Footwear", "/Footwear/Sneakers"]);
+
+    let attributes = client
+        .attributes_persist(&from(json!({"attrs": {"attr": [
+            {"nodePath": "/Footwear/Sneakers", "key": "weight", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false}
+        ]}})))
+        .await
+        .expect("attributes persisted")
+        .into_inner();
+    assert_eq!(
+        statuses(attributes.responses),
+        ["Success The attribute has been created successfully"]
+    );
+    let retrieved = client
+        .attributes_retrieve(&from(
+            json!({"productTids": ["P-100"], "withDomainValues": true}),
+        ))
+        .await
+        .expect("attributes retrieved")
+        .into_inner();
+    let keys: Vec<String> = retrieved
+        .attrs
+        .expect("attrs")
+        .attr
+        .into_iter()
+        .filter_map(|attr| attr.key)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "description",
+            "fabric",
+            "organic",
+            "sizeChart",
+            "relatedProduct"
+        ]
+    );
+    let queried = client
+        .attributes_query(&from(json!({"nodePath": ["/Footwear/Sneakers"]})))
+        .await
+        .expect("attributes queried")
+        .into_inner();
+    assert_eq!(queried.ids.len(), 1);
+    let performed = client
+        .attributes_perform(&from(json!({"actions": {"action": [
+            {"dataType": "attribute", "type": "delete", "id": queried.ids[0]}
+        ]}})))
+        .await
+        .expect("attributes performed")
+        .into_inner();
+    assert_eq!(
+        statuses(performed.responses),
+        ["Success The attribute has been deleted successfully"]
+    );
+
+    let definitions = client
+        .attribute_definitions_query(&from(json!({"types": ["text"]})))
+        .await
+        .expect("definitions queried")
+        .into_inner();
+    assert!(!definitions.all && !definitions.ids.is_empty());
+    let deleted = client
+        .attribute_definitions_perform(&from(json!({"actions": {"action": [
+            {"dataType": "attrDefinition", "type": "delete", "tid": "careInstructions"}
+        ]}})))
+        .await
+        .expect("definitions performed")
+        .into_inner();
+    assert_eq!(
+        statuses(deleted.responses),
+        ["Success The attribute definition has been deleted successfully"]
+    );
+    let removed = client
+        .classes_perform(&from(json!({"actions": {"action": [
+            {"dataType": "classification", "type": "delete", "tid": "Footwear"}
+        ]}})))
+        .await
+        .expect("classes performed")
+        .into_inner();
+    assert_eq!(
+        statuses(removed.responses),
+        ["Success The classification has been deleted successfully"]
+    );
+    server.stop().await;
+}
+
 /// A documented error status reaches the client as its error body: no component is configured
 /// on an empty database.
 async fn a_documented_error_reaches_the_client_as_its_error_body() {
@@ -180,5 +303,6 @@ async fn a_documented_error_reaches_the_client_as_its_error_body() {
 
 contract_tests::trials!(
     every_common_operation_through_the_generated_client,
+    every_pim_operation_through_the_generated_client,
     a_documented_error_reaches_the_client_as_its_error_body,
 );

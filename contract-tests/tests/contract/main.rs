@@ -14,6 +14,7 @@ mod links;
 mod locales;
 mod messages;
 mod peo_links;
+mod pim;
 mod transform;
 
 fn main() {
@@ -29,6 +30,7 @@ fn main() {
         locales::trials(),
         messages::trials(),
         peo_links::trials(),
+        pim::trials(),
         transform::trials(),
     ];
     contract_tests::harness::main(trials.into_iter().flatten().collect())

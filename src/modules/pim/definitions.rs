@@ -1,0 +1,165 @@
+//! Attribute definitions: `attribute-definitions/query` (D-28) and
+//! `attribute-definitions/perform` (D-49). Definitions are loaded by the operator (D-01); this
+//! interface finds and deletes them.
+
+use core_api::types::{
+    Action, AttributeDefinitionsQuery, AttributeDefinitionsRequest, ResponseType,
+    ResponseTypeStatus,
+};
+
+use super::super::batch::{self, Apply, ItemError, Scope, Tx};
+use crate::{
+    error::ApiError,
+    storage::{
+        Database,
+        definitions::{self as stored, Uses},
+        records::{self, ATTRIBUTE_DEFINITIONS, Identity},
+    },
+};
+
+/// The `dataType` of attribute definition records.
+const DATA_TYPE: &str = "attrDefinition";
+
+/// The ids of the definitions of the requested types, ascending; `all` is always false (D-28).
+pub(crate) async fn query(
+    database: &Database,
+    request: &AttributeDefinitionsQuery,
+) -> Result<AttributeDefinitionsRequest, ApiError> {
+    let types: Vec<String> = request.types.iter().map(ToString::to_string).collect();
+    let ids = if types.is_empty() {
+        Vec::new()
+    } else {
+        stored::ids_of_types(database.pool(), &types).await?
+    };
+    Ok(AttributeDefinitionsRequest { ids, all: false })
+}
+
+/// `attribute-definitions/perform`: each `delete` action applied in its transaction.
+pub(crate) struct Perform;
+
+impl Apply for Perform {
+    type Item = Action;
+
+    /// What identifies a delete action before it is applied.
+    fn echo(action: &Action) -> ResponseType {
+        let mut record = batch::record(DATA_TYPE, "delete", ResponseTypeStatus::Error, "");
+        record.id = action.id;
+        record.tid = action.tid.clone();
+        record
+    }
+
+    /// All actions of a request use one kind of identifier; an action with both counts as one
+    /// by `tid`, since it is applied by `tid` (D-49).
+    fn check(actions: &[Action]) -> Result<(), ApiError> {
+        let by_tid = actions.iter().any(|action| action.tid.is_some());
+        let by_id = actions
+            .iter()
+            .any(|action| action.tid.is_none() && action.id.is_some());
+        if by_tid && by_id {
+            return Err(ApiError::Rule(
+                "All actions of one request must use the same kind of identifier".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn apply(
+        transaction: &mut Tx,
+        action: &Action,
+        _scope: &Scope<'_>,
+    ) -> Result<ResponseType, ItemError> {
+        let echo = Perform::echo(action);
+        if action.data_type != DATA_TYPE {
+            let text = format!("Unsupported data type '{}'", action.data_type);
+            return Err(batch::refuse(&echo, text));
+        }
+        if action.type_ != "delete" {
+            let text = format!("Unsupported action type '{}'", action.type_);
+            return Err(batch::refuse(&echo, text));
+        }
+        let identity = match (action.tid.as_deref(), action.id) {
+            (Some(tid), _) => Some(Identity::Key(tid)),
+            (None, Some(id)) => Some(Identity::Id(id)),
+            (None, None) => None,
+        };
+        let found = match identity {
+            Some(identity) => {
+                records::find(&mut **transaction, &ATTRIBUTE_DEFINITIONS, identity).await?
+            }
+            None => None,
+        };
+        let Some(found) = found else {
+            return Err(batch::refuse(
+                &echo,
+                "There is no attribute definition with the given tid or id",
+            ));
+        };
+        let mut record = batch::record(DATA_TYPE, "delete", ResponseTypeStatus::Success, "");
+        record.id = Some(found.id);
+        record.tid = found.key;
+        let uses = stored::uses(transaction, found.id).await?;
+        if let Some(reason) = reason(&uses) {
+            return Err(batch::refuse(
+                &record,
+                format!("The attribute definition could not be deleted. Reason: {reason}"),
+            ));
+        }
+        stored::delete(transaction, found.id).await?;
+        record.description = Some("The attribute definition has been deleted successfully".into());
+        Ok(record)
+    }
+}
+
+/// Why a definition in use cannot be deleted: what uses it (none: it can be).
+fn reason(uses: &Uses) -> Option<String> {
+    let counted = |count: i64, one: &str, many: &str| match count {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let parts: Vec<String> = [
+        counted(uses.node_attributes, "node attribute", "node attributes"),
+        counted(
+            uses.product_links,
+            "product asset link",
+            "product asset links",
+        ),
+        counted(uses.values, "channel or PEO value", "channel or PEO values"),
+        (uses.channel_registrations > 0).then(|| "a channel attribute registration".to_string()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| format!("it is used by {}", parts.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reason_names_every_use() {
+        assert_eq!(reason(&Uses::default()), None);
+        let one = Uses {
+            node_attributes: 1,
+            ..Uses::default()
+        };
+        assert_eq!(
+            reason(&one).as_deref(),
+            Some("it is used by 1 node attribute")
+        );
+        let all = Uses {
+            node_attributes: 2,
+            product_links: 1,
+            values: 3,
+            channel_registrations: 1,
+        };
+        assert_eq!(
+            reason(&all).as_deref(),
+            Some(
+                "it is used by 2 node attributes, 1 product asset link, 3 channel or PEO values, \
+                 a channel attribute registration"
+            )
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! The PIM module of the specification: one file per resource, the operations here.
+//!
+//! Implemented: every operation of the module — classifications with their nodes
+//! (`classes.rs`), node attributes (`attributes.rs`) and attribute definitions
+//! (`definitions.rs`). A batch operation is one declaration (its
+//! [`Apply`](super::batch::Apply) in the resource's file) handed to `batch::answer`.
+
+mod attributes;
+mod classes;
+mod definitions;
+
+use core_api::{
+    PimApi,
+    types::{
+        ActionsRequest, AttributeDefinitionsQuery, AttributeDefinitionsRequest,
+        AttributesQueryRequest, AttributesQueryResponse, AttributesRetrieveRequest, Attrs,
+        AttrsPersistRequest, Classes, ClassesPersistRequest, ClassificationRequest, Nodes, PimType,
+    },
+};
+
+use super::{batch, envelope};
+use crate::{error::ApiError, http::host::Context, service::Service};
+
+/// The `itemInformationType` of answers holding classifications.
+const CLASSIFICATION: &str = "classification";
+
+/// The `itemInformationType` of answers holding attributes.
+const ATTRIBUTE: &str = "attribute";
+
+impl Service {
+    /// The answer of classes retrieve and of the classifications listing.
+    async fn classes(&self, request: &ClassificationRequest) -> Result<PimType, ApiError> {
+        let (class, flat) = classes::retrieve(&self.database, request).await?;
+        Ok(PimType {
+            classes: Some(Classes { class }),
+            nodes: flat.map(|node| Nodes { node }),
+            ..envelope::answer(self, Some(CLASSIFICATION))
+        })
+    }
+}
+
+impl PimApi for Service {
+    /// Like classes retrieve with an empty body (D-21).
+    async fn get_classes(&self, _context: &Context) -> Result<PimType, ApiError> {
+        self.classes(&ClassificationRequest::default()).await
+    }
+
+    async fn classes_retrieve(
+        &self,
+        _context: &Context,
+        input: Option<ClassificationRequest>,
+    ) -> Result<PimType, ApiError> {
+        self.classes(&input.unwrap_or_default()).await
+    }
+
+    async fn classes_persist(
+        &self,
+        context: &Context,
+        input: ClassesPersistRequest,
+    ) -> Result<PimType, ApiError> {
+        let items = classes::items(&input)?;
+        batch::answer::<classes::Persist<'_>>(self, context, &input, &items).await
+    }
+
+    async fn classes_perform(
+        &self,
+        context: &Context,
+        input: ActionsRequest,
+    ) -> Result<PimType, ApiError> {
+        batch::answer::<classes::Perform>(self, context, &input, &input.actions.action).await
+    }
+
+    async fn attributes_retrieve(
+        &self,
+        context: &Context,
+        input: AttributesRetrieveRequest,
+    ) -> Result<PimType, ApiError> {
+        let selection = attributes::Selection::from(&input);
+        let selected = attributes::select(&self.database, &context.caller, &selection).await?;
+        let attr = attributes::answer(
+            &self.database,
+            selected,
+            input.with_domain_values,
+            input.with_default_values,
+        )
+        .await?;
+        Ok(PimType {
+            attrs: Some(Attrs { attr }),
+            ..envelope::answer(self, Some(ATTRIBUTE))
+        })
+    }
+
+    async fn attributes_query(
+        &self,
+        context: &Context,
+        input: AttributesQueryRequest,
+    ) -> Result<AttributesQueryResponse, ApiError> {
+        let selection = attributes::Selection::from(&input);
+        let selected = attributes::select(&self.database, &context.caller, &selection).await?;
+        Ok(AttributesQueryResponse {
+            ids: selected.iter().map(|attribute| attribute.id).collect(),
+        })
+    }
+
+    async fn attributes_persist(
+        &self,
+        context: &Context,
+        input: AttrsPersistRequest,
+    ) -> Result<PimType, ApiError> {
+        batch::answer::<attributes::Persist>(self, context, &input, &input.attrs.attr).await
+    }
+
+    async fn attributes_perform(
+        &self,
+        context: &Context,
+        input: ActionsRequest,
+    ) -> Result<PimType, ApiError> {
+        batch::answer::<attributes::Perform>(self, context, &input, &input.actions.action).await
+    }
+
+    async fn attribute_definitions_query(
+        &self,
+        _context: &Context,
+        input: AttributeDefinitionsQuery,
+    ) -> Result<AttributeDefinitionsRequest, ApiError> {
+        definitions::query(&self.database, &input).await
+    }
+
+    async fn attribute_definitions_perform(
+        &self,
+        context: &Context,
+        input: ActionsRequest,
+    ) -> Result<PimType, ApiError> {
+        batch::answer::<definitions::Perform>(self, context, &input, &input.actions.action).await
+    }
+}

@@ -1,0 +1,224 @@
+//! The SQL of node attributes: attributes by id, by node and by classification, their domain
+//! values, and the writes of attributes persist and perform (and of the `attr` entries of classes
+//! persist).
+
+use sqlx::{AnyConnection, AnyPool};
+
+use super::{flag::Flag, in_list};
+
+/// A stored node attribute with its node and the tid of its definition.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct Attribute {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its node.
+    pub(crate) node_id: i64,
+    /// Its node's path.
+    pub(crate) node_path: String,
+    /// Its definition.
+    pub(crate) definition_id: i64,
+    /// Its definition's tid (`key`).
+    pub(crate) key: String,
+    /// `level`.
+    pub(crate) level: Option<String>,
+    /// `inheritance`.
+    pub(crate) inheritance: Option<String>,
+    /// `restriction`.
+    pub(crate) restriction: Option<String>,
+    /// `localized`.
+    pub(crate) localized: Flag,
+    /// `domainVals@allowNewValue`.
+    pub(crate) allow_new_value: Option<Flag>,
+    /// `domainVals@sortDirection`.
+    pub(crate) sort_direction: Option<String>,
+    /// `domainVals@mode`.
+    pub(crate) mode: Option<String>,
+    /// `defaultVal@tid`.
+    pub(crate) default_value: Option<String>,
+}
+
+/// A domain value of an attribute with one of its texts (`loc` none: a value without texts;
+/// empty: the text without a locale).
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct DomainValue {
+    /// The attribute.
+    pub(crate) attribute_id: i64,
+    /// The value's tid.
+    pub(crate) tid: String,
+    /// The locale of the text.
+    pub(crate) loc: Option<String>,
+    /// The text.
+    pub(crate) value: Option<String>,
+}
+
+/// The columns of [`Attribute`], from `node_attributes a` with its node and definition.
+macro_rules! attribute_query {
+    ($($rest:literal),*) => {
+        concat!(
+            "SELECT a.id, a.node_id, n.path AS node_path, a.attribute_definition_id AS definition_id, \
+             d.tid AS key, a.level, a.inheritance, a.restriction, \
+             CAST(a.localized AS INTEGER) AS localized, \
+             CAST(a.allow_new_value AS INTEGER) AS allow_new_value, a.sort_direction, a.mode, \
+             a.default_value_tid AS default_value FROM node_attributes a \
+             JOIN classification_nodes n ON n.id = a.node_id \
+             JOIN attribute_definitions d ON d.id = a.attribute_definition_id ",
+            $($rest),*
+        )
+    };
+}
+
+/// The attributes of the nodes of a classification, by node and id.
+pub(crate) async fn of_classification(
+    pool: &AnyPool,
+    classification: i64,
+) -> Result<Vec<Attribute>, sqlx::Error> {
+    sqlx::query_as(attribute_query!(
+        "WHERE n.classification_id = $1 ORDER BY a.node_id, a.id"
+    ))
+    .bind(classification)
+    .fetch_all(pool)
+    .await
+}
+
+/// The attributes with the given ids (unknown ones left out).
+pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
+    in_list(pool, attribute_query!("WHERE a.id IN ("), ")", ids).await
+}
+
+/// The attributes of the given nodes.
+pub(crate) async fn of_nodes(pool: &AnyPool, nodes: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
+    in_list(pool, attribute_query!("WHERE a.node_id IN ("), ")", nodes).await
+}
+
+/// The domain values of the given attributes with their texts, each attribute's in order.
+pub(crate) async fn domain_values(
+    pool: &AnyPool,
+    attributes: &[i64],
+) -> Result<Vec<DomainValue>, sqlx::Error> {
+    in_list(
+        pool,
+        "SELECT v.node_attribute_id AS attribute_id, v.tid, t.loc, t.value FROM domain_values v \
+         LEFT JOIN domain_value_names t ON t.domain_value_id = v.id \
+         WHERE v.node_attribute_id IN (",
+        ") ORDER BY v.node_attribute_id, v.position, t.loc",
+        attributes,
+    )
+    .await
+}
+
+/// An attribute by id, in a transaction.
+pub(crate) async fn find_id(
+    connection: &mut AnyConnection,
+    id: i64,
+) -> Result<Option<Attribute>, sqlx::Error> {
+    sqlx::query_as(attribute_query!("WHERE a.id = $1"))
+        .bind(id)
+        .fetch_optional(connection)
+        .await
+}
+
+/// The attribute of a definition on a node, in a transaction.
+pub(crate) async fn find_on(
+    connection: &mut AnyConnection,
+    node: i64,
+    definition: i64,
+) -> Result<Option<Attribute>, sqlx::Error> {
+    sqlx::query_as(attribute_query!(
+        "WHERE a.node_id = $1 AND a.attribute_definition_id = $2"
+    ))
+    .bind(node)
+    .bind(definition)
+    .fetch_optional(connection)
+    .await
+}
+
+/// The tids of an attribute's domain values, in order.
+pub(crate) async fn domain_value_tids(
+    connection: &mut AnyConnection,
+    attribute: i64,
+) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT tid FROM domain_values WHERE node_attribute_id = $1 ORDER BY position",
+    )
+    .bind(attribute)
+    .fetch_all(connection)
+    .await
+}
+
+/// Stores an attribute as given (a new one when `attribute.id` is 0); answers its id.
+pub(crate) async fn save(
+    connection: &mut AnyConnection,
+    attribute: &Attribute,
+) -> Result<i64, sqlx::Error> {
+    let query = if attribute.id == 0 {
+        sqlx::query_scalar(
+            "INSERT INTO node_attributes (node_id, attribute_definition_id, level, inheritance, \
+             restriction, localized, allow_new_value, sort_direction, mode, default_value_tid) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        )
+        .bind(attribute.node_id)
+        .bind(attribute.definition_id)
+    } else {
+        sqlx::query_scalar(
+            "UPDATE node_attributes SET level = $3, inheritance = $4, restriction = $5, \
+             localized = $6, allow_new_value = $7, sort_direction = $8, mode = $9, \
+             default_value_tid = $10 WHERE id = $1 AND attribute_definition_id = $2 RETURNING id",
+        )
+        .bind(attribute.id)
+        .bind(attribute.definition_id)
+    };
+    query
+        .bind(attribute.level.clone())
+        .bind(attribute.inheritance.clone())
+        .bind(attribute.restriction.clone())
+        .bind(attribute.localized.0)
+        .bind(attribute.allow_new_value.map(|flag| flag.0))
+        .bind(attribute.sort_direction.clone())
+        .bind(attribute.mode.clone())
+        .bind(attribute.default_value.clone())
+        .fetch_one(connection)
+        .await
+}
+
+/// Replaces an attribute's domain values: each tid with its texts by locale (`""`: no locale).
+pub(crate) async fn replace_domain_values(
+    connection: &mut AnyConnection,
+    attribute: i64,
+    values: &[(String, Vec<(String, String)>)],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM domain_values WHERE node_attribute_id = $1")
+        .bind(attribute)
+        .execute(&mut *connection)
+        .await?;
+    for (position, (tid, texts)) in values.iter().enumerate() {
+        let value: i64 = sqlx::query_scalar(
+            "INSERT INTO domain_values (node_attribute_id, tid, position) VALUES ($1, $2, $3) \
+             RETURNING id",
+        )
+        .bind(attribute)
+        .bind(tid)
+        .bind(position as i64)
+        .fetch_one(&mut *connection)
+        .await?;
+        for (loc, text) in texts {
+            sqlx::query(
+                "INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)",
+            )
+            .bind(value)
+            .bind(loc)
+            .bind(text)
+            .execute(&mut *connection)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes an attribute with its domain values.
+pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM node_attributes WHERE id = $1")
+        .bind(id)
+        .execute(connection)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The SQL of classifications: the list with names, and the writes of classes persist and
+//! perform (deleting one deletes its nodes, their names, attributes and product links by the
+//! schema's cascades).
+
+use sqlx::{AnyConnection, AnyPool};
+
+/// A stored classification.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct Classification {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its tid, which is also its name and its root node's identifier (D-23).
+    pub(crate) tid: String,
+}
+
+/// A name of a classification: `loc` empty for the default name.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Name {
+    /// The classification.
+    pub(crate) classification_id: i64,
+    /// The locale tid, empty for the default name.
+    pub(crate) loc: String,
+    /// The name.
+    pub(crate) name: String,
+}
+
+/// Every classification, by id.
+pub(crate) async fn all(pool: &AnyPool) -> Result<Vec<Classification>, sqlx::Error> {
+    sqlx::query_as("SELECT id, tid FROM classifications ORDER BY id")
+        .fetch_all(pool)
+        .await
+}
+
+/// Every classification name, by classification and locale.
+pub(crate) async fn names(pool: &AnyPool) -> Result<Vec<Name>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT classification_id, loc, name FROM classification_names \
+         ORDER BY classification_id, loc",
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// A classification by id, in a transaction.
+pub(crate) async fn find_id(
+    connection: &mut AnyConnection,
+    id: i64,
+) -> Result<Option<Classification>, sqlx::Error> {
+    sqlx::query_as("SELECT id, tid FROM classifications WHERE id = $1")
+        .bind(id)
+        .fetch_optional(connection)
+        .await
+}
+
+/// A classification by tid, in a transaction.
+pub(crate) async fn find_tid(
+    connection: &mut AnyConnection,
+    tid: &str,
+) -> Result<Option<Classification>, sqlx::Error> {
+    sqlx::query_as("SELECT id, tid FROM classifications WHERE tid = $1")
+        .bind(tid)
+        .fetch_optional(connection)
+        .await
+}
+
+/// Stores a new classification; answers its id.
+pub(crate) async fn create(
+    connection: &mut AnyConnection,
+    tid: &str,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO classifications (tid, created_at, modified_at) VALUES ($1, $2, $2) \
+         RETURNING id",
+    )
+    .bind(tid)
+    .bind(now)
+    .fetch_one(connection)
+    .await
+}
+
+/// Records that a classification was saved.
+pub(crate) async fn touch(
+    connection: &mut AnyConnection,
+    id: i64,
+    now: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE classifications SET modified_at = $2 WHERE id = $1")
+        .bind(id)
+        .bind(now)
+        .execute(connection)
+        .await?;
+    Ok(())
+}
+
+/// Whether another classification has `name` in locale `loc`.
+pub(crate) async fn name_taken(
+    connection: &mut AnyConnection,
+    id: i64,
+    loc: &str,
+    name: &str,
+) -> Result<bool, sqlx::Error> {
+    let other: Option<i64> = sqlx::query_scalar(
+        "SELECT classification_id FROM classification_names \
+         WHERE loc = $1 AND name = $2 AND classification_id <> $3 LIMIT 1",
+    )
+    .bind(loc)
+    .bind(name)
+    .bind(id)
+    .fetch_optional(connection)
+    .await?;
+    Ok(other.is_some())
+}
+
+/// Sets a classification's name in a locale (`loc` empty: its default name).
+pub(crate) async fn set_name(
+    connection: &mut AnyConnection,
+    id: i64,
+    loc: &str,
+    name: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO classification_names (classification_id, loc, name) VALUES ($1, $2, $3) \
+         ON CONFLICT (classification_id, loc) DO UPDATE SET name = excluded.name",
+    )
+    .bind(id)
+    .bind(loc)
+    .bind(name)
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Deletes a classification with its nodes and everything hanging on them.
+pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM classifications WHERE id = $1")
+        .bind(id)
+        .execute(connection)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! The SQL of classification nodes: a classification's nodes and their names, nodes by id, path
+//! or product, and the writes of classes persist. A node's path is stored whole (`/<class>/…`),
+//! so its ancestors are the prefixes of its path.
+
+use sqlx::{AnyConnection, AnyPool};
+
+use super::in_list;
+
+/// How deep a node may be: the root is level 1 (D-23). The nested answer of classes retrieve
+/// stays within the nesting depth every reader accepts (D-37).
+pub(crate) const MAX_DEPTH: usize = 16;
+
+/// A stored node.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct Node {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its classification's tid.
+    pub(crate) class: String,
+    /// Its parent's id (none for the root).
+    pub(crate) parent_id: Option<i64>,
+    /// Its path, `/<class>/…`.
+    pub(crate) path: String,
+}
+
+impl Node {
+    /// The path of its parent (none for the root).
+    pub(crate) fn parent_path(&self) -> Option<&str> {
+        self.parent_id
+            .and_then(|_| self.path.rsplit_once('/').map(|(parent, _)| parent))
+    }
+}
+
+/// A name of a node: `loc` empty for the default name.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Name {
+    /// The node.
+    pub(crate) node_id: i64,
+    /// The locale tid, empty for the default name.
+    pub(crate) loc: String,
+    /// The name.
+    pub(crate) name: String,
+}
+
+/// The columns of [`Node`], from `classification_nodes n` joined with `classifications c`.
+macro_rules! node_query {
+    ($($rest:literal),*) => {
+        concat!(
+            "SELECT n.id, c.tid AS class, n.parent_id, n.path FROM classification_nodes n \
+             JOIN classifications c ON c.id = n.classification_id ",
+            $($rest),*
+        )
+    };
+}
+
+/// The nodes of a classification, siblings in the order they were created.
+pub(crate) async fn of_classification(
+    pool: &AnyPool,
+    classification: i64,
+) -> Result<Vec<Node>, sqlx::Error> {
+    sqlx::query_as(node_query!(
+        "WHERE n.classification_id = $1 ORDER BY n.position, n.id"
+    ))
+    .bind(classification)
+    .fetch_all(pool)
+    .await
+}
+
+/// The names of the nodes of a classification, by node and locale.
+pub(crate) async fn names_of_classification(
+    pool: &AnyPool,
+    classification: i64,
+) -> Result<Vec<Name>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT nn.node_id, nn.loc, nn.name FROM node_names nn \
+         JOIN classification_nodes n ON n.id = nn.node_id WHERE n.classification_id = $1 \
+         ORDER BY nn.node_id, nn.loc",
+    )
+    .bind(classification)
+    .fetch_all(pool)
+    .await
+}
+
+/// The nodes with the given ids (unknown ones left out, in no particular order).
+pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Node>, sqlx::Error> {
+    in_list(pool, node_query!("WHERE n.id IN ("), ")", ids).await
+}
+
+/// The nodes with the given paths (unknown ones left out, in no particular order).
+pub(crate) async fn by_paths(pool: &AnyPool, paths: &[String]) -> Result<Vec<Node>, sqlx::Error> {
+    in_list(pool, node_query!("WHERE n.path IN ("), ")", paths).await
+}
+
+/// A node classifying a product.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Classified {
+    /// The product.
+    pub(crate) product_id: i64,
+    /// The node.
+    #[sqlx(flatten)]
+    pub(crate) node: Node,
+}
+
+/// The nodes of the given products, each product's in the order it was classified.
+pub(crate) async fn of_products(
+    pool: &AnyPool,
+    products: &[i64],
+) -> Result<Vec<Classified>, sqlx::Error> {
+    let mut classified: Vec<Classified> = in_list(
+        pool,
+        "SELECT pn.product_id, n.id, c.tid AS class, n.parent_id, n.path FROM product_nodes pn \
+         JOIN classification_nodes n ON n.id = pn.node_id \
+         JOIN classifications c ON c.id = n.classification_id WHERE pn.product_id IN (",
+        ") ORDER BY pn.product_id, pn.position",
+        products,
+    )
+    .await?;
+    // Chunks are ordered each; a stable sort by product keeps each product's order.
+    classified.sort_by_key(|row| row.product_id);
+    Ok(classified)
+}
+
+/// The node of a classification at a path, in a transaction.
+pub(crate) async fn find(
+    connection: &mut AnyConnection,
+    classification: i64,
+    path: &str,
+) -> Result<Option<Node>, sqlx::Error> {
+    sqlx::query_as(node_query!(
+        "WHERE n.classification_id = $1 AND n.path = $2"
+    ))
+    .bind(classification)
+    .bind(path)
+    .fetch_optional(connection)
+    .await
+}
+
+/// A node by id, in a transaction.
+pub(crate) async fn find_id(
+    connection: &mut AnyConnection,
+    id: i64,
+) -> Result<Option<Node>, sqlx::Error> {
+    sqlx::query_as(node_query!("WHERE n.id = $1"))
+        .bind(id)
+        .fetch_optional(connection)
+        .await
+}
+
+/// A node by path, in a transaction.
+pub(crate) async fn find_path(
+    connection: &mut AnyConnection,
+    path: &str,
+) -> Result<Option<Node>, sqlx::Error> {
+    sqlx::query_as(node_query!("WHERE n.path = $1"))
+        .bind(path)
+        .fetch_optional(connection)
+        .await
+}
+
+/// The place after the last node of a classification: new nodes are appended in request order.
+pub(crate) async fn next_position(
+    connection: &mut AnyConnection,
+    classification: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT CAST(COALESCE(MAX(position) + 1, 0) AS BIGINT) FROM classification_nodes \
+         WHERE classification_id = $1",
+    )
+    .bind(classification)
+    .fetch_one(connection)
+    .await
+}
+
+/// Stores a new node; answers its id.
+pub(crate) async fn create(
+    connection: &mut AnyConnection,
+    classification: i64,
+    parent: Option<i64>,
+    path: &str,
+    position: i64,
+) -> Result<i64, sqlx::Error> {
+    let identifier = path.rsplit('/').next().unwrap_or_default();
+    sqlx::query_scalar(
+        "INSERT INTO classification_nodes (classification_id, parent_id, identifier, path, position) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(classification)
+    .bind(parent)
+    .bind(identifier)
+    .bind(path)
+    .bind(position)
+    .fetch_one(connection)
+    .await
+}
+
+/// Sets a node's name in a locale (`loc` empty: its default name).
+pub(crate) async fn set_name(
+    connection: &mut AnyConnection,
+    node: i64,
+    loc: &str,
+    name: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO node_names (node_id, loc, name) VALUES ($1, $2, $3) \
+         ON CONFLICT (node_id, loc) DO UPDATE SET name = excluded.name",
+    )
+    .bind(node)
+    .bind(loc)
+    .bind(name)
+    .execute(connection)
+    .await?;
+    Ok(())
+}
