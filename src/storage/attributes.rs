@@ -1,4 +1,4 @@
-//! The SQL of node attributes: attributes by id, by node and by classification, their domain
+//! The SQL of node attributes: attributes by id and by node, their domain
 //! values, and the writes of attributes persist and perform (and of the `attr` entries of classes
 //! persist).
 
@@ -65,19 +65,6 @@ macro_rules! attribute_query {
             $($rest),*
         )
     };
-}
-
-/// The attributes of the nodes of a classification, by node and id.
-pub(crate) async fn of_classification(
-    pool: &AnyPool,
-    classification: i64,
-) -> Result<Vec<Attribute>, sqlx::Error> {
-    sqlx::query_as(attribute_query!(
-        "WHERE n.classification_id = $1 ORDER BY a.node_id, a.id"
-    ))
-    .bind(classification)
-    .fetch_all(pool)
-    .await
 }
 
 /// The attributes with the given ids (unknown ones left out).

@@ -21,6 +21,13 @@ pub(crate) async fn ids_of_types(
     Ok(ids.into_iter().map(|(id,)| id).collect())
 }
 
+/// Every definition's id and tid: the `key` of the attributes of a classification tree.
+pub(crate) async fn keys(pool: &AnyPool) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, tid FROM attribute_definitions")
+        .fetch_all(pool)
+        .await
+}
+
 /// What uses a definition; a definition in use is not deleted (D-49).
 #[derive(Debug, Default, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct Uses {

@@ -20,6 +20,7 @@ pub(crate) mod messages;
 pub(crate) mod nodes;
 pub(crate) mod peos;
 pub(crate) mod records;
+pub(crate) mod trees;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
-//! The SQL of classification nodes: a classification's nodes and their names, nodes by id, path
-//! or product, and the writes of classes persist. A node's path is stored whole (`/<class>/…`),
-//! so its ancestors are the prefixes of its path.
+//! The SQL of classification nodes: nodes by id, path or product, and the writes of classes
+//! persist. A node's path is stored whole (`/<class>/…`), so its ancestors are the prefixes of
+//! its path.
 
 use sqlx::{AnyConnection, AnyPool};
 
@@ -10,75 +10,21 @@ use super::in_list;
 /// stays within the nesting depth every reader accepts (D-37).
 pub(crate) const MAX_DEPTH: usize = 16;
 
-/// A stored node.
+/// A stored node: what attributes and their requests need of it. (A whole tree is read by
+/// `trees`.)
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct Node {
     /// Its id.
     pub(crate) id: i64,
-    /// Its classification's tid.
-    pub(crate) class: String,
-    /// Its parent's id (none for the root).
-    pub(crate) parent_id: Option<i64>,
     /// Its path, `/<class>/…`.
     pub(crate) path: String,
 }
 
-impl Node {
-    /// The path of its parent (none for the root).
-    pub(crate) fn parent_path(&self) -> Option<&str> {
-        self.parent_id
-            .and_then(|_| self.path.rsplit_once('/').map(|(parent, _)| parent))
-    }
-}
-
-/// A name of a node: `loc` empty for the default name.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Name {
-    /// The node.
-    pub(crate) node_id: i64,
-    /// The locale tid, empty for the default name.
-    pub(crate) loc: String,
-    /// The name.
-    pub(crate) name: String,
-}
-
-/// The columns of [`Node`], from `classification_nodes n` joined with `classifications c`.
+/// The columns of [`Node`], from `classification_nodes n`.
 macro_rules! node_query {
     ($($rest:literal),*) => {
-        concat!(
-            "SELECT n.id, c.tid AS class, n.parent_id, n.path FROM classification_nodes n \
-             JOIN classifications c ON c.id = n.classification_id ",
-            $($rest),*
-        )
+        concat!("SELECT n.id, n.path FROM classification_nodes n ", $($rest),*)
     };
-}
-
-/// The nodes of a classification, siblings in the order they were created.
-pub(crate) async fn of_classification(
-    pool: &AnyPool,
-    classification: i64,
-) -> Result<Vec<Node>, sqlx::Error> {
-    sqlx::query_as(node_query!(
-        "WHERE n.classification_id = $1 ORDER BY n.position, n.id"
-    ))
-    .bind(classification)
-    .fetch_all(pool)
-    .await
-}
-
-/// The names of the nodes of a classification, by node and locale.
-pub(crate) async fn names_of_classification(
-    pool: &AnyPool,
-    classification: i64,
-) -> Result<Vec<Name>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT nn.node_id, nn.loc, nn.name FROM node_names nn \
-         JOIN classification_nodes n ON n.id = nn.node_id WHERE n.classification_id = $1 \
-         ORDER BY nn.node_id, nn.loc",
-    )
-    .bind(classification)
-    .fetch_all(pool)
-    .await
 }
 
 /// The nodes with the given ids (unknown ones left out, in no particular order).
@@ -108,9 +54,8 @@ pub(crate) async fn of_products(
 ) -> Result<Vec<Classified>, sqlx::Error> {
     let mut classified: Vec<Classified> = in_list(
         pool,
-        "SELECT pn.product_id, n.id, c.tid AS class, n.parent_id, n.path FROM product_nodes pn \
-         JOIN classification_nodes n ON n.id = pn.node_id \
-         JOIN classifications c ON c.id = n.classification_id WHERE pn.product_id IN (",
+        "SELECT pn.product_id, n.id, n.path FROM product_nodes pn \
+         JOIN classification_nodes n ON n.id = pn.node_id WHERE pn.product_id IN (",
         ") ORDER BY pn.product_id, pn.position",
         products,
     )

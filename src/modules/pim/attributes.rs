@@ -84,6 +84,18 @@ pub(crate) async fn select(
     selection: &Selection<'_>,
 ) -> Result<Vec<Attribute>, ApiError> {
     let pool = database.pool();
+    let lists = [
+        selection.ids.len(),
+        selection.product_ids.len(),
+        selection.product_tids.len(),
+        selection.node_ids.len(),
+        selection.node_paths.len(),
+    ];
+    if lists.iter().all(|length| *length == 0) {
+        return Err(ApiError::NotFound(
+            "The selector names no attribute, node or product".into(),
+        ));
+    }
     if !selection.ids.is_empty() {
         let mut found: HashMap<i64, Attribute> = stored::by_ids(pool, selection.ids)
             .await?

@@ -3,8 +3,9 @@
 //!
 //! A classification's tid is its name and its root node's identifier: the root is `/<tid>` and
 //! every other node's path starts with `/<tid>/`. Trees are read with three queries per
-//! classification (nodes, names, attributes) and assembled in one pass, without recursion, so
-//! that retrieving large and deep trees stays linear.
+//! classification (nodes, names, attributes, each aggregated into one row: `storage::trees`) and
+//! assembled in one pass, without recursion, so that retrieving large and deep trees stays
+//! linear.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -12,8 +13,8 @@ use std::{
 };
 
 use core_api::types::{
-    Action, Class, ClassesPersistRequest, ClassificationRequest, Name, NameItm, Node as NodeAnswer,
-    Nodes, ResponseType, ResponseTypeStatus,
+    Action, Attr, Class, ClassesPersistRequest, ClassificationRequest, Name, NameItm,
+    Node as NodeAnswer, Nodes, ResponseType, ResponseTypeStatus,
 };
 use serde::{Serialize, Serializer};
 use sqlx::AnyConnection;
@@ -28,9 +29,10 @@ use super::{
 use crate::{
     error::ApiError,
     storage::{
-        Database, attributes as stored_attributes, classifications as stored,
+        Database, classifications as stored, definitions,
         nodes::{self, MAX_DEPTH, Node},
         records::{self, CLASSIFICATIONS, Identity, LOCALES},
+        trees::{self, TreeAttribute, TreeName, TreeNode},
     },
 };
 
@@ -74,7 +76,7 @@ pub(crate) async fn retrieve(
     let mut flat = (request.with_nodes && request.flat_nodes).then(Vec::new);
     for classification in selected {
         let nested = if request.with_nodes {
-            let tree = tree(database, classification.id).await?;
+            let tree = tree(database, &classification).await?;
             match &mut flat {
                 Some(flat) => {
                     flat.extend(tree.flat());
@@ -117,42 +119,68 @@ struct Tree {
     parents: Vec<Option<usize>>,
 }
 
-/// Reads a classification's nodes, names and attributes (three queries) and orders them.
-async fn tree(database: &Database, classification: i64) -> Result<Tree, ApiError> {
-    let pool = database.pool();
-    let stored_nodes = nodes::of_classification(pool, classification).await?;
-    let mut names: HashMap<i64, Vec<NameItm>> = HashMap::new();
-    for name in nodes::names_of_classification(pool, classification).await? {
-        names
-            .entry(name.node_id)
-            .or_default()
-            .push(name_item(&name.loc, name.name));
-    }
-    let mut attrs: HashMap<i64, Vec<_>> = HashMap::new();
-    for attribute in stored_attributes::of_classification(pool, classification).await? {
-        attrs
-            .entry(attribute.node_id)
-            .or_default()
-            .push(attributes::plain(attribute));
-    }
-    // Children by parent, siblings in stored order; then pre-order with an explicit stack.
+/// Reads a classification's nodes, names and attributes (three aggregated statements, whatever
+/// the size of the tree) and orders them: siblings in the order they were created, the tree in
+/// depth-first pre-order, walked with an explicit stack.
+async fn tree(
+    database: &Database,
+    classification: &stored::Classification,
+) -> Result<Tree, ApiError> {
+    let read = trees::of_classification(database, classification.id).await?;
+    let keys: HashMap<i64, String> = definitions::keys(database.pool())
+        .await?
+        .into_iter()
+        .collect();
+    let mut stored_nodes = read.nodes;
+    stored_nodes.sort_unstable_by_key(|node| (node.3, node.0));
     let index: HashMap<i64, usize> = stored_nodes
         .iter()
         .enumerate()
-        .map(|(at, node)| (node.id, at))
+        .map(|(at, node)| (node.0, at))
         .collect();
+    let mut names: Vec<Vec<NameItm>> = Vec::new();
+    names.resize_with(stored_nodes.len(), Vec::new);
+    let mut read_names = read.names;
+    read_names.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    for TreeName(node, loc, name) in read_names {
+        if let Some(&at) = index.get(&node) {
+            names[at].push(name_item(&loc, name));
+        }
+    }
+    let mut attrs: Vec<Vec<Attr>> = Vec::new();
+    attrs.resize_with(stored_nodes.len(), Vec::new);
+    let mut read_attributes = read.attributes;
+    read_attributes.sort_unstable_by_key(|attribute| (attribute.1, attribute.0));
+    for TreeAttribute(id, node, definition, level, inheritance, restriction, localized) in
+        read_attributes
+    {
+        if let Some(&at) = index.get(&node) {
+            attrs[at].push(Attr {
+                default_val: None,
+                domain_vals: None,
+                id: Some(id),
+                inheritance,
+                key: keys.get(&definition).cloned(),
+                level,
+                localized: Some(localized.into()),
+                node_id: Some(node),
+                node_path: Some(stored_nodes[at].2.clone()),
+                restriction,
+            });
+        }
+    }
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); stored_nodes.len()];
     let mut roots = Vec::new();
     for (at, node) in stored_nodes.iter().enumerate() {
-        match node.parent_id.and_then(|parent| index.get(&parent)) {
+        match node.1.and_then(|parent| index.get(&parent)) {
             Some(&parent) => children[parent].push(at),
             None => roots.push(at),
         }
     }
     let mut order = Vec::with_capacity(stored_nodes.len());
+    let mut parents = Vec::with_capacity(stored_nodes.len());
     let mut stack: Vec<(usize, Option<usize>)> =
         roots.iter().rev().map(|&root| (root, None)).collect();
-    let mut parents = Vec::with_capacity(stored_nodes.len());
     while let Some((at, parent)) = stack.pop() {
         let position = order.len();
         order.push(at);
@@ -164,21 +192,23 @@ async fn tree(database: &Database, classification: i64) -> Result<Tree, ApiError
                 .map(|&child| (child, Some(position))),
         );
     }
-    let mut slots: Vec<Option<Node>> = stored_nodes.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<TreeNode>> = stored_nodes.into_iter().map(Some).collect();
     let nodes = order
         .into_iter()
-        .filter_map(|at| slots[at].take())
-        .map(|node| {
-            let parent_path = node.parent_path().map(str::to_string);
+        .filter_map(|at| slots[at].take().map(|node| (at, node)))
+        .map(|(at, TreeNode(id, parent_id, path, _))| {
+            let parent_path = parent_id
+                .and_then(|_| path.rsplit_once('/'))
+                .map(|(parent, _)| parent.to_string());
             NodeAnswer {
-                attr: attrs.remove(&node.id).unwrap_or_default(),
-                class: Some(node.class),
-                id: Some(node.id),
-                name: named(names.remove(&node.id).unwrap_or_default()),
+                attr: std::mem::take(&mut attrs[at]),
+                class: Some(classification.tid.clone()),
+                id: Some(id),
+                name: named(std::mem::take(&mut names[at])),
                 nodes: None,
-                parent_id: node.parent_id,
+                parent_id,
                 parent_path,
-                path: Some(node.path),
+                path: Some(path),
             }
         })
         .collect();
@@ -493,8 +523,6 @@ async fn save_node(
             }
             Node {
                 id,
-                class: tid.to_string(),
-                parent_id: parent,
                 path: path.to_string(),
             }
         }

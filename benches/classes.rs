@@ -1,0 +1,264 @@
+//! Classes retrieve with nodes on large classification trees, over HTTP against the release
+//! server: one classification of 10,000 and one of 100,000 nodes (depth 8, three attributes per
+//! node), each loaded with `core-server import` into its own SQLite file and served by its own
+//! `core-server serve` process. For each size and form (flat and nested, JSON and XML) it prints
+//! the median and fastest of the timed requests, the answer's size, the ratio of the 100k time
+//! to the 10k time (linear is 10), and the server's peak resident memory (`VmHWM`).
+//!
+//! `cargo bench --bench classes`. Goals (issue 16): time(100k) / time(10k) ≤ 12 for every form,
+//! and the 100k nested JSON retrieve under 2 s on the 2-core build machine.
+
+use std::{
+    net::{TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+/// The token the benchmark's document issues to itself (an admin).
+const TOKEN: &str = "be4c4be4c4be4c4b.be4c4be4c4be4c4bbe4c4be4c4be4c4b";
+
+/// The depth of the generated trees (the root is level 1).
+const DEPTH: u32 = 8;
+
+/// Timed requests per form, after one untimed warm-up request.
+const ROUNDS: usize = 5;
+
+/// The forms measured: name, request body, `Accept`.
+const FORMS: [(&str, &str, &str); 3] = [
+    (
+        "flat JSON",
+        r#"{"tids": ["Bench"], "withNodes": true}"#,
+        "application/json",
+    ),
+    (
+        "nested JSON",
+        r#"{"tids": ["Bench"], "withNodes": true, "flatNodes": false}"#,
+        "application/json",
+    ),
+    (
+        "nested XML",
+        r#"{"tids": ["Bench"], "withNodes": true, "flatNodes": false}"#,
+        "application/xml",
+    ),
+];
+
+/// One size's figures: its node count, per form (median, fastest, answer bytes), peak RSS KiB.
+type Measured = (usize, Vec<(Duration, Duration, usize)>, u64);
+
+fn main() {
+    let server = env!("CARGO_BIN_EXE_core-server");
+    let mut results: Vec<Measured> = Vec::new();
+    for nodes in [10_000, 100_000] {
+        let folder =
+            std::env::temp_dir().join(format!("core-bench-classes-{nodes}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).expect("a scratch folder");
+        let database = format!("sqlite://{}/bench.db", folder.display());
+        let document = folder.join("bench.json");
+        std::fs::write(&document, tree(nodes).to_string()).expect("the document is written");
+        let started = Instant::now();
+        let imported = Command::new(server)
+            .args(["import", "--database-url", &database])
+            .arg(&document)
+            .stdout(Stdio::null())
+            .status()
+            .expect("core-server import runs");
+        assert!(imported.success(), "the import of {nodes} nodes failed");
+        eprintln!(
+            "{nodes} nodes imported in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        let (mut child, port) = serve(server, &database);
+        let mut timings = Vec::new();
+        for (form, body, accept) in FORMS {
+            let (size, _) = request(port, body, accept);
+            let mut times: Vec<Duration> = (0..ROUNDS)
+                .map(|_| {
+                    let started = Instant::now();
+                    let (length, status) = request(port, body, accept);
+                    assert_eq!((status, length), (200, size), "{form}");
+                    started.elapsed()
+                })
+                .collect();
+            times.sort();
+            eprintln!(
+                "{nodes:>7} nodes, {form:<11}: median {:>7.1} ms, fastest {:>7.1} ms, {:>6.1} MB",
+                times[ROUNDS / 2].as_secs_f64() * 1e3,
+                times[0].as_secs_f64() * 1e3,
+                size as f64 / 1e6
+            );
+            timings.push((times[ROUNDS / 2], times[0], size));
+        }
+        let peak = peak_kib(child.id());
+        eprintln!(
+            "{nodes:>7} nodes: server peak RSS {:.1} MB",
+            peak as f64 / 1024.0
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&folder);
+        results.push((nodes, timings, peak));
+    }
+    println!("classes retrieve with nodes, {ROUNDS} timed requests each (median):");
+    println!("| form | 10k nodes | 100k nodes | ratio | 100k answer |\n|---|---|---|---|---|");
+    for (at, (form, _, _)) in FORMS.iter().enumerate() {
+        let small = results[0].1[at].0.as_secs_f64();
+        let large = results[1].1[at].0.as_secs_f64();
+        println!(
+            "| {form} | {:.1} ms | {:.1} ms | {:.2} | {:.1} MB |",
+            small * 1e3,
+            large * 1e3,
+            large / small,
+            results[1].1[at].2 as f64 / 1e6
+        );
+    }
+    println!(
+        "server peak RSS: {:.1} MB (10k), {:.1} MB (100k)",
+        results[0].2 as f64 / 1024.0,
+        results[1].2 as f64 / 1024.0
+    );
+}
+
+/// A bootstrap document with one classification `Bench` of `count` nodes, `DEPTH` levels deep
+/// (breadth first, so every parent comes before its children), three visible attributes per
+/// node, and the benchmark's token.
+fn tree(count: usize) -> Value {
+    let mut branching = 2usize;
+    while (0..DEPTH).map(|level| branching.pow(level)).sum::<usize>() < count {
+        branching += 1;
+    }
+    let attributes: Vec<Value> = (0..3)
+        .map(|key| {
+            json!({"key": format!("a{key}"), "level": "p", "inheritance": "visible",
+                   "restriction": "optional", "localized": false})
+        })
+        .collect();
+    let mut paths = vec!["/Bench".to_string()];
+    let mut parent = 0;
+    while paths.len() < count {
+        let depth = paths[parent].matches('/').count() as u32;
+        if depth < DEPTH {
+            for child in 0..branching {
+                if paths.len() == count {
+                    break;
+                }
+                let path = format!("{}/n{child}", paths[parent]);
+                paths.push(path);
+            }
+        }
+        parent += 1;
+    }
+    let nodes: Vec<Value> = paths
+        .into_iter()
+        .map(|path| {
+            let name = path.rsplit('/').next().unwrap_or_default().to_string();
+            json!({"path": path, "names": {"": name}, "attributes": attributes})
+        })
+        .collect();
+    json!({
+        "locales": [{"tid": "en_GB", "language": "en", "country": "GB", "name": "English"}],
+        "attributeDefinitions": [
+            {"tid": "a0", "type": "text"}, {"tid": "a1", "type": "number"}, {"tid": "a2", "type": "date"}
+        ],
+        "classifications": [{"tid": "Bench", "names": {"": "Bench"}, "nodes": nodes}],
+        "tokens": [{"user": "bench", "roles": ["admin"], "token": TOKEN}]
+    })
+}
+
+/// Starts `core-server serve` on a free port; answers the process and the port once it listens.
+fn serve(server: &str, database: &str) -> (Child, u16) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port");
+    let mut child = Command::new(server)
+        .args(["serve", "--database-url", database, "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("core-server serve starts");
+    for _ in 0..200 {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (child, port);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("core-server did not listen on {port}");
+}
+
+/// Posts a classes retrieve and reads the whole answer: its body length and status.
+fn request(port: u16, body: &str, accept: &str) -> (usize, u16) {
+    use std::io::{Read, Write};
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connected");
+    write!(
+        stream,
+        "POST /api/core/v1/pim/classes/retrieve HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: {accept}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("sent");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).expect("the answer is read");
+    let head_end = answer
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("an HTTP head");
+    let head = String::from_utf8_lossy(&answer[..head_end]);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or(0);
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = &answer[head_end + 4..];
+    let length = if chunked {
+        dechunked_length(body)
+    } else {
+        body.len()
+    };
+    (length, status)
+}
+
+/// The length of a chunked body's content.
+fn dechunked_length(mut body: &[u8]) -> usize {
+    let mut total = 0;
+    loop {
+        let Some(line_end) = body.windows(2).position(|window| window == b"\r\n") else {
+            return total;
+        };
+        let size = std::str::from_utf8(&body[..line_end])
+            .ok()
+            .and_then(|line| usize::from_str_radix(line.split(';').next()?.trim(), 16).ok())
+            .unwrap_or(0);
+        if size == 0 {
+            return total;
+        }
+        total += size;
+        body = &body[(line_end + 2 + size + 2).min(body.len())..];
+    }
+}
+
+/// The peak resident memory of a process, in KiB (`VmHWM` of `/proc/<pid>/status`; 0 where
+/// there is no `/proc`).
+fn peak_kib(pid: u32) -> u64 {
+    let status = PathBuf::from(format!("/proc/{pid}/status"));
+    read_kib(&status, "VmHWM:")
+}
+
+fn read_kib(path: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix(key))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
