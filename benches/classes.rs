@@ -1,8 +1,8 @@
 //! Classes retrieve with nodes on large classification trees, over HTTP against the release
 //! server: one classification of 10,000 and one of 100,000 nodes (depth 8, three attributes per
 //! node), each loaded with `core-server import` into its own SQLite file and served by its own
-//! `core-server serve` process. For each size and form (flat and nested, JSON and XML) it prints
-//! the median and fastest of the timed requests, the answer's size, the ratio of the 100k time
+//! `core-server serve` process. For each size and form (flat and nested, JSON and XML), timed in
+//! interleaved rounds, it prints the median and fastest of the timed requests, the answer's size, the ratio of the 100k time
 //! to the 10k time (linear is 10), and the server's peak resident memory (`VmHWM`).
 //!
 //! `cargo bench --bench classes`. Goals (issue 16): time(100k) / time(10k) ≤ 12 for every form,
@@ -23,8 +23,8 @@ const TOKEN: &str = "be4c4be4c4be4c4b.be4c4be4c4be4c4bbe4c4be4c4be4c4b";
 /// The depth of the generated trees (the root is level 1).
 const DEPTH: u32 = 8;
 
-/// Timed requests per form, after one untimed warm-up request.
-const ROUNDS: usize = 5;
+/// Timed requests per form (in interleaved rounds), after one untimed warm-up request each.
+const ROUNDS: usize = 9;
 
 /// The forms measured: name, request body, `Accept`.
 const FORMS: [(&str, &str, &str); 3] = [
@@ -72,25 +72,32 @@ fn main() {
             started.elapsed().as_secs_f64()
         );
         let (mut child, port) = serve(server, &database);
+        // One warm-up request per form, then rounds that take each form in turn, so that every
+        // form meets the same state of the server (its heap, the file's pages).
+        let sizes: Vec<usize> = FORMS
+            .iter()
+            .map(|(_, body, accept)| request(port, body, accept).0)
+            .collect();
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); FORMS.len()];
+        for _ in 0..ROUNDS {
+            for (at, (form, body, accept)) in FORMS.iter().enumerate() {
+                let started = Instant::now();
+                let (length, status) = request(port, body, accept);
+                assert_eq!((status, length), (200, sizes[at]), "{form}");
+                times[at].push(started.elapsed());
+            }
+        }
         let mut timings = Vec::new();
-        for (form, body, accept) in FORMS {
-            let (size, _) = request(port, body, accept);
-            let mut times: Vec<Duration> = (0..ROUNDS)
-                .map(|_| {
-                    let started = Instant::now();
-                    let (length, status) = request(port, body, accept);
-                    assert_eq!((status, length), (200, size), "{form}");
-                    started.elapsed()
-                })
-                .collect();
+        for (at, (form, _, _)) in FORMS.iter().enumerate() {
+            let times = &mut times[at];
             times.sort();
             eprintln!(
                 "{nodes:>7} nodes, {form:<11}: median {:>7.1} ms, fastest {:>7.1} ms, {:>6.1} MB",
                 times[ROUNDS / 2].as_secs_f64() * 1e3,
                 times[0].as_secs_f64() * 1e3,
-                size as f64 / 1e6
+                sizes[at] as f64 / 1e6
             );
-            timings.push((times[ROUNDS / 2], times[0], size));
+            timings.push((times[ROUNDS / 2], times[0], sizes[at]));
         }
         let peak = peak_kib(child.id());
         eprintln!(

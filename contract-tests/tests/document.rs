@@ -288,7 +288,7 @@ fn validate(
     if !errors.is_empty() {
         return Err(format!("does not validate: {}", errors.join("; ")));
     }
-    typed(schema_name, tree.clone())?;
+    typed(codec, schema_name, tree.clone())?;
     let written = codec
         .encode(example.representation(), tree, schema)
         .map_err(|error| format!("does not encode: {error}"))?;
@@ -322,12 +322,31 @@ fn json_schema(document: &Value, name: &str) -> Result<jsonschema::Validator, St
         .map_err(|error| format!("schema {name} does not compile: {error}"))
 }
 
-/// Deserializes a tree into the generated type of a schema.
-fn typed(schema: &str, tree: Value) -> Result<(), String> {
+/// Deserializes a tree into the generated type of a schema, and checks that the typed value
+/// written as default JSON (one pass, as answers are) is byte for byte the normalized tree.
+fn typed(codec: &Codec, schema: &str, tree: Value) -> Result<(), String> {
+    let table = table(schema);
+    let normalized = codec
+        .encode(Representation::Json, tree.clone(), table)
+        .map_err(|error| format!("the tree does not encode: {error}"))?;
+    let same = |direct: Vec<u8>| {
+        if direct == normalized {
+            Ok(())
+        } else {
+            Err(format!(
+                "the typed value writes other JSON than its normalized tree:\n{}\n{}",
+                String::from_utf8_lossy(&direct),
+                String::from_utf8_lossy(&normalized)
+            ))
+        }
+    };
     macro_rules! into {
         ($($name:ident),* $(,)?) => {
             match schema {
-                $(stringify!($name) => serde_json::from_value::<types::$name>(tree).map(|_| ()).map_err(|error| error.to_string()),)*
+                $(stringify!($name) => {
+                    let value = serde_json::from_value::<types::$name>(tree).map_err(|error| error.to_string())?;
+                    same(codec.encode_typed(Representation::Json, value, table).map_err(|error| error.to_string())?)
+                })*
                 other => Err(format!("no typed check for schema {other}; add it to `typed`")),
             }
         };

@@ -95,7 +95,11 @@ impl Codec {
         }
     }
 
-    /// Encodes a typed answer. The value is first written as default-JSON text and given up
+    /// Encodes a typed answer. In default JSON the value is written in one pass: the generated
+    /// types serialize in the document's form (properties in schema order, collections present,
+    /// defaults left out; `xtask` `codegen/types.rs`), which is what [`Codec::encode`] makes of
+    /// a tree, and `typed_json_is_the_normalized_tree` holds the two together. XML and compact
+    /// JSON go through the tree: the value is first written as default-JSON text and given up
     /// before the tree is read from that text, so the typed value and the tree (each several
     /// times the message) are never held at once: this keeps a 10 MB transform under ten times
     /// its size (`cargo bench --bench codecs`).
@@ -111,6 +115,9 @@ impl Codec {
         };
         let text = serde_json::to_vec(&value).map_err(internal)?;
         drop(value);
+        if representation == Representation::Json {
+            return Ok(text);
+        }
         let tree = json::parse(
             &text,
             &Limits {

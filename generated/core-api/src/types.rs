@@ -8,12 +8,12 @@
 pub struct Action {
     #[serde(rename = "dataType")]
     pub data_type: ::std::string::String,
+    #[serde(rename = "type")]
+    pub type_: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
+    pub tid: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "nodeId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -25,17 +25,16 @@ pub struct Action {
     )]
     pub node_path: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
-    pub type_: ::std::string::String,
+    pub key: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
 }
 ///Actions (`action`) of a perform operation.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Actions {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub action: ::std::vec::Vec<Action>,
 }
 ///The actions of a perform request (`action`), at most 1,000 (D-37).
@@ -43,8 +42,7 @@ pub struct Actions {
 #[serde(deny_unknown_fields)]
 pub struct ActionsBatch {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub action: ::std::vec::Vec<Action>,
 }
 /**The request of every perform operation (glossary entries, classes, attributes, attribute
@@ -54,31 +52,31 @@ is `pim`, as for ServiceType (D-47).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ActionsRequest {
-    pub actions: ActionsBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub actions: ActionsBatch,
 }
 ///The query parameters of assetsVersionsBin.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AssetsVersionsBinQuery {
-    ///Numeric identifier of the asset; with `versionNumber` (or alone, for the latest version).
-    #[serde(
-        rename = "assetId",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub asset_id: ::std::option::Option<i64>,
     ///Textual identifier of the asset; with `versionNumber` (or alone, for the latest version).
     #[serde(
         rename = "assetTid",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub asset_tid: ::std::option::Option<::std::string::String>,
+    ///Numeric identifier of the asset; with `versionNumber` (or alone, for the latest version).
+    #[serde(
+        rename = "assetId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub asset_id: ::std::option::Option<i64>,
     /**Preview type. Absent: the original binary; present: the preview of that format (the formats
     loaded into the service, by default `thumbnail` and `preview`); an unknown format or a missing
     preview is 404 (D-36).
@@ -104,30 +102,12 @@ seen unless the installation configures more; another value is an item `ERROR` (
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Attr {
-    #[serde(
-        rename = "defaultVal",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_val: ::std::option::Option<DefaultVal>,
-    #[serde(
-        rename = "domainVals",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub domain_vals: ::std::option::Option<DomainVals>,
     ///Attribute identifier.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
-    ///Values seen: `visible`, `not_visible`.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub inheritance: ::std::option::Option<::std::string::String>,
     ///Value of the attribute definition (its tid).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
-    ///Value seen: `p`.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub level: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub localized: ::std::option::Option<bool>,
     ///Owning node (used when creating or locating).
     #[serde(
         rename = "nodeId",
@@ -140,9 +120,27 @@ pub struct Attr {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub node_path: ::std::option::Option<::std::string::String>,
+    ///Value seen: `p`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub level: ::std::option::Option<::std::string::String>,
+    ///Values seen: `visible`, `not_visible`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub inheritance: ::std::option::Option<::std::string::String>,
     ///Value seen: `optional`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub restriction: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub localized: ::std::option::Option<bool>,
+    #[serde(
+        rename = "defaultVal",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub default_val: ::std::option::Option<DefaultVal>,
+    #[serde(
+        rename = "domainVals",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub domain_vals: ::std::option::Option<DomainVals>,
 }
 ///`types` selects definitions by type; an unknown type is 400; no other body parameters (D-28).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -226,10 +224,10 @@ impl ::std::convert::TryFrom<::std::string::String> for AttributeDefinitionsQuer
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttributeDefinitionsRequest {
-    pub all: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
+    pub all: bool,
 }
 /**One of `productId`, `productTid`, `nodeId`, `nodePath`, each an array of at most 1,000 entries
 (a scalar, none or several is 400; all entries unknown, or none, is 404, D-51).
@@ -237,23 +235,6 @@ pub struct AttributeDefinitionsRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttributesQueryRequest {
-    ///For node queries; ignored for product queries, which always include inherited attributes.
-    #[serde(rename = "includeParentAttributes", default)]
-    pub include_parent_attributes: bool,
-    #[serde(
-        rename = "nodeId",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub node_id: ::std::vec::Vec<i64>,
-    #[serde(
-        rename = "nodePath",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub node_path: ::std::vec::Vec<::std::string::String>,
     #[serde(
         rename = "productId",
         default,
@@ -268,6 +249,27 @@ pub struct AttributesQueryRequest {
     )]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_tid: ::std::vec::Vec<::std::string::String>,
+    #[serde(
+        rename = "nodeId",
+        default,
+        skip_serializing_if = "::std::vec::Vec::is_empty"
+    )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub node_id: ::std::vec::Vec<i64>,
+    #[serde(
+        rename = "nodePath",
+        default,
+        skip_serializing_if = "::std::vec::Vec::is_empty"
+    )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub node_path: ::std::vec::Vec<::std::string::String>,
+    ///For node queries; ignored for product queries, which always include inherited attributes.
+    #[serde(
+        rename = "includeParentAttributes",
+        default,
+        skip_serializing_if = "skip_defaults::attributes_query_request_include_parent_attributes"
+    )]
+    pub include_parent_attributes: bool,
 }
 ///The ids of the attributes that attributes retrieve returns for the same selector.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -286,23 +288,6 @@ pub struct AttributesRetrieveRequest {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
-    ///For `nodeIds`/`nodePaths`; ignored for product queries, which always include inherited attributes.
-    #[serde(rename = "includeParentAttributes", default)]
-    pub include_parent_attributes: bool,
-    #[serde(
-        rename = "nodeIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub node_ids: ::std::vec::Vec<i64>,
-    #[serde(
-        rename = "nodePaths",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub node_paths: ::std::vec::Vec<::std::string::String>,
     #[serde(
         rename = "productIds",
         default,
@@ -311,24 +296,52 @@ pub struct AttributesRetrieveRequest {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_ids: ::std::vec::Vec<i64>,
     #[serde(
+        rename = "nodeIds",
+        default,
+        skip_serializing_if = "::std::vec::Vec::is_empty"
+    )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub node_ids: ::std::vec::Vec<i64>,
+    #[serde(
         rename = "productTids",
         default,
         skip_serializing_if = "::std::vec::Vec::is_empty"
     )]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub product_tids: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "withDefaultValues", default)]
-    pub with_default_values: bool,
-    #[serde(rename = "withDomainValues", default)]
+    #[serde(
+        rename = "nodePaths",
+        default,
+        skip_serializing_if = "::std::vec::Vec::is_empty"
+    )]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub node_paths: ::std::vec::Vec<::std::string::String>,
+    #[serde(
+        rename = "withDomainValues",
+        default,
+        skip_serializing_if = "skip_defaults::attributes_retrieve_request_with_domain_values"
+    )]
     pub with_domain_values: bool,
+    #[serde(
+        rename = "withDefaultValues",
+        default,
+        skip_serializing_if = "skip_defaults::attributes_retrieve_request_with_default_values"
+    )]
+    pub with_default_values: bool,
+    ///For `nodeIds`/`nodePaths`; ignored for product queries, which always include inherited attributes.
+    #[serde(
+        rename = "includeParentAttributes",
+        default,
+        skip_serializing_if = "skip_defaults::attributes_retrieve_request_include_parent_attributes"
+    )]
+    pub include_parent_attributes: bool,
 }
 ///Node attributes (`attr`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Attrs {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub attr: ::std::vec::Vec<Attr>,
 }
 ///The attributes of a persist request (`attr`), at most 1,000 (D-37).
@@ -336,8 +349,7 @@ pub struct Attrs {
 #[serde(deny_unknown_fields)]
 pub struct AttrsBatch {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub attr: ::std::vec::Vec<Attr>,
 }
 /**The request of attributes persist: the envelope of PimType with `attrs`, which is required (D-57).
@@ -345,14 +357,14 @@ pub struct AttrsBatch {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AttrsPersistRequest {
-    pub attrs: AttrsBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub attrs: AttrsBatch,
 }
 ///`<attribute identifier="width">210.0</attribute>` (D-20).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -371,25 +383,25 @@ pub struct BriefingAttribute {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BriefingBox {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub attribute: ::std::vec::Vec<BriefingAttribute>,
-    pub box_data: BriefingEmpty,
-    pub box_data_attributes: BriefingEmpty,
-    pub briefing_images: BriefingImages,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
-    pub images: BriefingImages,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub layer: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
-    pub related_products: BriefingEmpty,
     #[serde(
         rename = "type",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub attribute: ::std::vec::Vec<BriefingAttribute>,
+    pub images: BriefingImages,
+    pub box_data: BriefingEmpty,
+    pub related_products: BriefingEmpty,
+    pub box_data_attributes: BriefingEmpty,
+    pub briefing_images: BriefingImages,
 }
 ///`BriefingBoxes`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -414,14 +426,14 @@ pub struct BriefingEmpty {}
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BriefingImage {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub attribute: ::std::vec::Vec<BriefingAttribute>,
     #[serde(
         rename = "type",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub attribute: ::std::vec::Vec<BriefingAttribute>,
 }
 ///Images (`image`); empty unless images exist.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -435,10 +447,10 @@ pub struct BriefingImages {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BriefingInfo {
-    #[serde(rename = "briefingModuleCfgTid")]
-    pub briefing_module_cfg_tid: ::std::string::String,
     ///Locale tid.
     pub locale: ::std::string::String,
+    #[serde(rename = "briefingModuleCfgTid")]
+    pub briefing_module_cfg_tid: ::std::string::String,
 }
 /**Attributes `id`, `name`; `attribute` children with `identifier` `width` and `height` (decimal
 text); an empty `seitenbriefing`; `boxes` (empty for a channel without boxes); `briefing_images`.
@@ -446,16 +458,16 @@ text); an empty `seitenbriefing`; `boxes` (empty for a channel without boxes); `
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BriefingLayout {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub attribute: ::std::vec::Vec<BriefingAttribute>,
-    pub boxes: BriefingBoxes,
-    pub briefing_images: BriefingImages,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub attribute: ::std::vec::Vec<BriefingAttribute>,
     pub seitenbriefing: BriefingEmpty,
+    pub boxes: BriefingBoxes,
+    pub briefing_images: BriefingImages,
 }
 /**Exactly one channel per request, by `tids` or `ids` (a second one is 400); `briefingInfo` with
 both its fields is required (D-20).
@@ -463,14 +475,14 @@ both its fields is required (D-20).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BriefingRequest {
-    #[serde(rename = "briefingInfo")]
-    pub briefing_info: BriefingInfo,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub ids: ::std::vec::Vec<i64>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub ids: ::std::vec::Vec<i64>,
+    #[serde(rename = "briefingInfo")]
+    pub briefing_info: BriefingInfo,
 }
 /**Exactly one selector: `id`, `tid` or `root: true`; none or several is 400 (D-17). With `id` or
 `tid` the answer lists the tids of that channel and its descendants hierarchically (depth-first
@@ -482,15 +494,15 @@ it lists the tids of all channels without a parent (`level` is ignored).
 pub struct ChannelQueryDto {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tid: ::std::option::Option<::std::string::String>,
     /**Limits the depth of children: `0` returns only the addressed channel, `n` adds `n`
     generations, `-1` or absent is unlimited (D-17).
     */
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "skip_defaults::channel_query_dto_root")]
     pub root: bool,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
 }
 ///The answer of channel query; only `tids` is filled, an empty array when nothing matches.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -525,21 +537,20 @@ pub struct Class {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
+    pub tid: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<Name>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nodes: ::std::option::Option<Nodes>,
+    pub meta: ::std::option::Option<Meta>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
+    pub nodes: ::std::option::Option<Nodes>,
 }
 ///Classifications (`class`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Classes {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub class: ::std::vec::Vec<Class>,
 }
 ///The classifications of a persist request (`class`), at most 1,000 (D-37).
@@ -547,8 +558,7 @@ pub struct Classes {
 #[serde(deny_unknown_fields)]
 pub struct ClassesBatch {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub class: ::std::vec::Vec<Class>,
 }
 /**The request of classes persist: the envelope of PimType with `classes` (required, one batch
@@ -559,16 +569,16 @@ otherwise the request is 400.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ClassesPersistRequest {
-    pub classes: ClassesBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nodes: ::std::option::Option<NodesOfClasses>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub classes: ClassesBatch,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub nodes: ::std::option::Option<NodesOfClasses>,
 }
 /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
 together select their union; unknown ones are skipped, and 404 when none exists (D-25).
@@ -580,8 +590,6 @@ child nodes inside parent nodes (D-22).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ClassificationRequest {
-    #[serde(rename = "flatNodes", default = "defaults::default_bool::<true>")]
-    pub flat_nodes: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
@@ -589,8 +597,18 @@ pub struct ClassificationRequest {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
     ///Default `false` (D-22); `flatNodes` is ignored when `withNodes` is false.
-    #[serde(rename = "withNodes", default)]
+    #[serde(
+        rename = "withNodes",
+        default,
+        skip_serializing_if = "skip_defaults::classification_request_with_nodes"
+    )]
     pub with_nodes: bool,
+    #[serde(
+        rename = "flatNodes",
+        default = "defaults::default_bool::<true>",
+        skip_serializing_if = "skip_defaults::classification_request_flat_nodes"
+    )]
+    pub flat_nodes: bool,
 }
 impl ::std::default::Default for ClassificationRequest {
     fn default() -> Self {
@@ -695,23 +713,23 @@ so XML is written with all `itm` before all `itms`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Details {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub mode: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<::std::string::String>,
 }
 ///One domain value; `itm` children with `loc` and text.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DomainVal {
+    pub tid: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
-    pub tid: ::std::string::String,
 }
 ///Domain values of an attribute. With `mode` `FULL` a persisted list replaces the whole list (D-26).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -722,23 +740,22 @@ pub struct DomainVals {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub allow_new_value: ::std::option::Option<bool>,
-    ///Absent on input means none; always present in responses (D-07).
-    #[serde(
-        rename = "domainVal",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub domain_val: ::std::vec::Vec<DomainVal>,
-    ///Value seen: `FULL`.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<::std::string::String>,
     ///Value seen: `MANUAL`.
     #[serde(
         rename = "sortDirection",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub sort_direction: ::std::option::Option<::std::string::String>,
+    ///Value seen: `FULL`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub mode: ::std::option::Option<::std::string::String>,
+    ///Absent on input means none; always present in responses (D-07).
+    #[serde(
+        rename = "domainVal",
+        default,
+        deserialize_with = "::core_api_support::list::deserialize"
+    )]
+    pub domain_val: ::std::vec::Vec<DomainVal>,
 }
 ///Glossary entries (`glossaryEntry`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -748,9 +765,8 @@ pub struct GlossaryEntries {
     #[serde(
         rename = "glossaryEntry",
         default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        deserialize_with = "::core_api_support::list::deserialize"
     )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
 }
 ///The entries of a persist request (`glossaryEntry`), at most 1,000 (D-37).
@@ -761,9 +777,8 @@ pub struct GlossaryEntriesBatch {
     #[serde(
         rename = "glossaryEntry",
         default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        deserialize_with = "::core_api_support::list::deserialize"
     )]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub glossary_entry: ::std::vec::Vec<GlossaryEntry>,
 }
 /**The request of glossary entries persist: the envelope of PimType with `glossaryEntries`, which is required (D-57).
@@ -771,15 +786,15 @@ pub struct GlossaryEntriesBatch {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GlossaryEntriesPersistRequest {
-    #[serde(rename = "glossaryEntries")]
-    pub glossary_entries: GlossaryEntriesBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(rename = "glossaryEntries")]
+    pub glossary_entries: GlossaryEntriesBatch,
 }
 /**A glossary entry (a term or a sentence). `meta` keys: `value` (text, with `loc`), `forbidden`
 (boolean), `lastEditedUsername`, `lastEditedDate` (timestamp). `links/itms` are the
@@ -792,12 +807,7 @@ pub struct GlossaryEntry {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub links: ::std::option::Option<Links>,
-    ///Locale tid of the entry.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub loc: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
+    pub tid: ::std::option::Option<::std::string::String>,
     ///The glossary that holds the entry; `parentId` or `parentTid` is mandatory.
     #[serde(
         rename = "parentId",
@@ -810,14 +820,19 @@ pub struct GlossaryEntry {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub parent_tid: ::std::option::Option<::std::string::String>,
+    ///Locale tid of the entry.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
+    pub loc: ::std::option::Option<::std::string::String>,
     ///`term` or `sentence` (D-39); another value is an item `ERROR` "Unknown translation entry type '<type>'".
     #[serde(
         rename = "type",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub links: ::std::option::Option<Links>,
 }
 ///One issue of an error body.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -839,9 +854,9 @@ pub struct Itm {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub loc: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub pos: ::std::option::Option<i32>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub loc: ::std::option::Option<::std::string::String>,
     ///The text content; an empty element has the empty string (D-54).
     pub value: ::std::string::String,
 }
@@ -853,12 +868,6 @@ details), `loc` (a translation's locale), `mode` (seen `delta`) and `type` (for 
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Itms {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub itm: ::std::vec::Vec<Itm>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub itms: ::std::vec::Vec<Itms>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -870,6 +879,12 @@ pub struct Itms {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub itm: ::std::vec::Vec<Itm>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub itms: ::std::vec::Vec<Itms>,
 }
 /**`path` addresses a keyword (`/` for all roots) and is required (D-15). `level` counts
 generations below the addressed keyword, which is itself not returned: `1` (the default) its
@@ -878,13 +893,20 @@ children, `-1` all levels; `0` and values below `-1` are invalid (400).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KeywordRequest {
-    ///`-1` = all levels; `0` is invalid.
-    #[serde(default = "defaults::default_u64::<i32, 1>")]
-    pub level: i32,
     ///Keyword path; `/` for all roots.
     pub path: ::std::string::String,
+    ///`-1` = all levels; `0` is invalid.
+    #[serde(
+        default = "defaults::default_u64::<i32, 1>",
+        skip_serializing_if = "skip_defaults::keyword_request_level"
+    )]
+    pub level: i32,
     ///Adds `links/itms` of `type` `asset` to each keyword.
-    #[serde(rename = "retrieveLinks", default)]
+    #[serde(
+        rename = "retrieveLinks",
+        default,
+        skip_serializing_if = "skip_defaults::keyword_request_retrieve_links"
+    )]
     pub retrieve_links: bool,
 }
 /**The request of keywords persist: the envelope of PimType with `kwds`, which is required (D-57).
@@ -892,14 +914,14 @@ pub struct KeywordRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KeywordsPersistRequest {
-    pub kwds: KwdsBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub kwds: KwdsBatch,
 }
 /**A keyword. `path` is `/`-separated; the root is `/`; a keyword's path segment is its default
 name (D-15). `meta` keys: `creationDate`, `orderNumber` (integer), `parent` (parent name).
@@ -912,11 +934,7 @@ pub struct Kwd {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub links: ::std::option::Option<Links>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<Name>,
+    pub path: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "parentId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -928,15 +946,18 @@ pub struct Kwd {
     )]
     pub parent_path: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
+    pub name: ::std::option::Option<Name>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub links: ::std::option::Option<Links>,
 }
 ///Keywords (`kwd`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Kwds {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub kwd: ::std::vec::Vec<Kwd>,
 }
 ///The keywords of a persist request (`kwd`), at most 1,000 (D-37).
@@ -944,8 +965,7 @@ pub struct Kwds {
 #[serde(deny_unknown_fields)]
 pub struct KwdsBatch {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub kwd: ::std::vec::Vec<Kwd>,
 }
 /**A group of links of one kind: `type` is `assetToProduct` or `assetToKeyword` (links persist,
@@ -955,14 +975,14 @@ links. Each inner `itms` is one link, one item of the batch.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkGroup {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub itms: ::std::vec::Vec<Itms>,
     #[serde(
         rename = "type",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub itms: ::std::vec::Vec<Itms>,
 }
 /**Links of a message, a keyword or a glossary entry: repeated `itms` groups (D-48). In a message,
 groups of `type` `peoToProject` (PEO link persist), `assetToProduct` and `assetToKeyword` (link
@@ -974,8 +994,7 @@ entry, the translations (attributes `loc`, `mode`, `type`; `itm` keys `similarit
 #[serde(deny_unknown_fields)]
 pub struct Links {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<Itms>,
 }
 /**The links of a persist request: groups (`itms`) whose `type` names the kind of link, each
@@ -986,8 +1005,7 @@ holding the links (inner `itms`) of that kind: at most 10 groups of at most 1,00
 #[serde(deny_unknown_fields)]
 pub struct LinksBatch {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub itms: ::std::vec::Vec<LinkGroup>,
 }
 /**The request of links persist and of PEO links persist: the envelope of PimType with `links`, which is required (D-57).
@@ -995,14 +1013,14 @@ pub struct LinksBatch {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinksRequest {
-    pub links: LinksBatch,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub links: LinksBatch,
 }
 ///Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).
 #[derive(
@@ -1044,20 +1062,20 @@ impl ::std::str::FromStr for LocalTimestamp {
 #[serde(deny_unknown_fields)]
 pub struct Locale {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub config: ::std::option::Option<LocaleConfig>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub country: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub language: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
     ///Format `<language>_<COUNTRY>`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tid: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub language: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub country: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub config: ::std::option::Option<LocaleConfig>,
 }
 /**Present only when requested (`exportConfig`): `itms` (attributes `mode`, `type` seen
 `dateFormat`) with `itm` key `customDateFormatsEnabled` (boolean, as text).
@@ -1077,16 +1095,20 @@ with the text of its refusal (`x-message`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LocaleRequest {
-    ///Adds `config` to each locale.
-    #[serde(rename = "exportConfig", default)]
-    pub export_config: bool,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub ids: ::std::vec::Vec<i64>,
     pub mode: LocaleRequestMode,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub ids: ::std::vec::Vec<i64>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
+    ///Adds `config` to each locale.
+    #[serde(
+        rename = "exportConfig",
+        default,
+        skip_serializing_if = "skip_defaults::locale_request_export_config"
+    )]
+    pub export_config: bool,
 }
 ///`LocaleRequestMode`
 #[derive(
@@ -1155,12 +1177,11 @@ impl ::std::convert::TryFrom<::std::string::String> for LocaleRequestMode {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Locales {
-    ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub locale: ::std::vec::Vec<Locale>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<::std::string::String>,
+    ///Absent on input means none; always present in responses (D-07).
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
+    pub locale: ::std::vec::Vec<Locale>,
 }
 /**A text message from a user or the system (for example an upload notification). Either
 `recipientUser` or `recipientRole` must be given, not both empty; when both are given the role
@@ -1170,22 +1191,31 @@ before any is stored: a request with messages breaking it is 400, one ERROR reco
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Message {
+    ///Generated (a UUID) when absent (D-38).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tid: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub subject: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub parameters: ::std::option::Option<MessageParameters>,
-    ///Role name.
+    ///Value seen: `ERROR`; `INFO` and `WARNING` are also accepted (D-34).
     #[serde(
-        rename = "recipientRole",
-        skip_serializing_if = "::std::option::Option::is_none"
+        default = "defaults::message_severity",
+        skip_serializing_if = "skip_defaults::message_severity"
     )]
-    pub recipient_role: ::std::option::Option<::std::string::String>,
+    pub severity: MessageSeverity,
     ///User name.
     #[serde(
         rename = "recipientUser",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub recipient_user: ::std::option::Option<::std::string::String>,
+    ///Role name.
+    #[serde(
+        rename = "recipientRole",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub recipient_role: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "senderApplication",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1196,14 +1226,8 @@ pub struct Message {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub sender_plugin: ::std::option::Option<::std::string::String>,
-    ///Value seen: `ERROR`; `INFO` and `WARNING` are also accepted (D-34).
-    #[serde(default = "defaults::message_severity")]
-    pub severity: MessageSeverity,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub subject: ::std::option::Option<::std::string::String>,
-    ///Generated (a UUID) when absent (D-38).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
+    pub parameters: ::std::option::Option<MessageParameters>,
 }
 impl ::std::default::Default for Message {
     fn default() -> Self {
@@ -1342,11 +1366,11 @@ pub struct Meta {
 #[serde(deny_unknown_fields)]
 pub struct MetaItm {
     pub key: ::std::string::String,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pos: ::std::option::Option<i32>,
     ///Locale tid.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub loc: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub pos: ::std::option::Option<i32>,
     ///The text content; an empty element has the empty string (D-54).
     pub value: ::std::string::String,
 }
@@ -1368,11 +1392,11 @@ pub struct Name {
 pub struct NameItm {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub key: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pos: ::std::option::Option<i32>,
     ///Locale tid.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub loc: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub pos: ::std::option::Option<i32>,
     ///The name; an empty element has the empty string (D-54).
     pub value: ::std::string::String,
 }
@@ -1383,37 +1407,36 @@ wrapper); nested child nodes in `nodes` (D-22).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub attr: ::std::vec::Vec<Attr>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub class: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<Name>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nodes: ::std::option::Option<Nodes>,
     #[serde(
         rename = "parentId",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub parent_id: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub path: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "parentPath",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub parent_path: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
+    pub name: ::std::option::Option<Name>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub attr: ::std::vec::Vec<Attr>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub nodes: ::std::option::Option<Nodes>,
 }
 ///Classification nodes (`node`), flat beside `classes` or nested in a `class` or a parent `node` (D-22).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Nodes {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<Node>,
 }
 ///The nodes of a classes persist request (`node`), at most 10,000 (D-37).
@@ -1421,8 +1444,7 @@ pub struct Nodes {
 #[serde(deny_unknown_fields)]
 pub struct NodesOfClasses {
     ///Absent means none.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<Node>,
 }
 /**The channel briefing, XML root `patch-briefing` (no namespace, D-20). Percent values are strings
@@ -1438,25 +1460,25 @@ pub struct PatchBriefing {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Peo {
-    ///Default PEO flag.
+    ///Identifier.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<bool>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    ///Child element with the PEO's name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nodes: ::std::option::Option<PeoNodes>,
+    pub tid: ::std::option::Option<::std::string::String>,
     ///Tid of the product.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub product: ::std::option::Option<::std::string::String>,
     ///Template name.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub template: ::std::option::Option<::std::string::String>,
-    ///Identifier.
+    ///Default PEO flag.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
+    pub default: ::std::option::Option<bool>,
+    ///Child element with the PEO's name.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub nodes: ::std::option::Option<PeoNodes>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub vals: ::std::option::Option<Vals>,
 }
@@ -1465,8 +1487,7 @@ pub struct Peo {
 #[serde(deny_unknown_fields)]
 pub struct PeoNodes {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub node: ::std::vec::Vec<::std::string::String>,
 }
 /**All criteria optional, combined with AND; an empty body returns all accessible PEO tids, sorted
@@ -1476,6 +1497,11 @@ by tid. Bounds are inclusive; local timestamps are read in the service's configu
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PeoQuery {
+    #[serde(
+        rename = "tidProduct",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub tid_product: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "modifiedFrom",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1490,17 +1516,16 @@ pub struct PeoQuery {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub names: ::std::vec::Vec<::std::string::String>,
     #[serde(
-        rename = "tidProduct",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tid_product: ::std::option::Option<::std::string::String>,
-    #[serde(
         rename = "tidProject",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub tid_project: ::std::option::Option<::std::string::String>,
     ///With `tidProject`, PEOs of child projects are included; ignored without `tidProject`.
-    #[serde(rename = "withChildren", default = "defaults::default_bool::<true>")]
+    #[serde(
+        rename = "withChildren",
+        default = "defaults::default_bool::<true>",
+        skip_serializing_if = "skip_defaults::peo_query_with_children"
+    )]
     pub with_children: bool,
 }
 impl ::std::default::Default for PeoQuery {
@@ -1526,23 +1551,30 @@ pub struct PeoRequest {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub ids: ::std::vec::Vec<i64>,
-    ///Returns only names, for speed (each `peo` has only `tid` and `name`, plus `meta` with `withMetadata`).
-    #[serde(rename = "namesOnly", default)]
-    pub names_only: bool,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
     ///Adds `meta` (keys `id`, `creationDate`, `modificationDate`).
-    #[serde(rename = "withMetadata", default)]
+    #[serde(
+        rename = "withMetadata",
+        default,
+        skip_serializing_if = "skip_defaults::peo_request_with_metadata"
+    )]
     pub with_metadata: bool,
+    ///Returns only names, for speed (each `peo` has only `tid` and `name`, plus `meta` with `withMetadata`).
+    #[serde(
+        rename = "namesOnly",
+        default,
+        skip_serializing_if = "skip_defaults::peo_request_names_only"
+    )]
+    pub names_only: bool,
 }
 ///PEOs (`peo`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Peos {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub peo: ::std::vec::Vec<Peo>,
 }
 /**The message envelope, root element `pim`. Each collection holds repeated child elements.
@@ -1553,38 +1585,38 @@ In XML, a root that is not `pim` in that namespace is rejected with 400 (D-10).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PimType {
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub actions: ::std::option::Option<Actions>,
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub projects: ::std::option::Option<Projects>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub classes: ::std::option::Option<Classes>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub nodes: ::std::option::Option<Nodes>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attrs: ::std::option::Option<Attrs>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub classes: ::std::option::Option<Classes>,
+    pub peos: ::std::option::Option<Peos>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub kwds: ::std::option::Option<Kwds>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub locales: ::std::option::Option<Locales>,
     #[serde(
         rename = "glossaryEntries",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub glossary_entries: ::std::option::Option<GlossaryEntries>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kwds: ::std::option::Option<Kwds>,
+    pub actions: ::std::option::Option<Actions>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub links: ::std::option::Option<Links>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub locales: ::std::option::Option<Locales>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nodes: ::std::option::Option<Nodes>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub peos: ::std::option::Option<Peos>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub projects: ::std::option::Option<Projects>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub responses: ::std::option::Option<Responses>,
-    #[serde(
-        rename = "schemaVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub schema_version: ::std::option::Option<SchemaVersion>,
 }
 /**A channel. Create: `tid`, `type`, `parentTid` or `parentId`, `name`, optional `vals`. Rename or
 change values: identified by `id` or `tid`. Retrieval emits `id`, `tid`, both `parentId` and
@@ -1597,19 +1629,9 @@ pub struct Project {
     ///Numeric identifier (also in `meta` key `id`).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
+    ///Textual identifier; required on create.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub links: ::std::option::Option<ProjectLinks>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    ///Child element with the channel's name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    ///Ordering among siblings.
-    #[serde(
-        rename = "orderSequence",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub order_sequence: ::std::option::Option<i32>,
+    pub tid: ::std::option::Option<::std::string::String>,
     ///Parent channel; `parentId` or `parentTid` is given on create.
     #[serde(
         rename = "parentId",
@@ -1622,27 +1644,36 @@ pub struct Project {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub parent_tid: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub peos: ::std::option::Option<Peos>,
-    ///Textual identifier; required on create.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
     ///Channel type; required on create. The allowed values are the channel types loaded into the service (D-01, D-42).
     #[serde(
         rename = "type",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub type_: ::std::option::Option<::std::string::String>,
+    ///Ordering among siblings.
+    #[serde(
+        rename = "orderSequence",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub order_sequence: ::std::option::Option<i32>,
+    ///Child element with the channel's name.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub vals: ::std::option::Option<Vals>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub links: ::std::option::Option<ProjectLinks>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub peos: ::std::option::Option<Peos>,
 }
 ///Asset links of a channel, an `itm` list; key = asset identifier, text = asset path (D-48).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectLinks {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
 }
 ///Channels (`project`).
@@ -1650,8 +1681,7 @@ pub struct ProjectLinks {
 #[serde(deny_unknown_fields)]
 pub struct Projects {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub project: ::std::vec::Vec<Project>,
 }
 /**A result record (`response`), returned inside `responses`, one per processed item; also the body
@@ -1671,24 +1701,14 @@ pub struct ResponseType {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub data_type: ::std::option::Option<::std::string::String>,
-    /**Human-readable message. For `WARNING` the text is the success message and the warning text
-    joined by `|` (no spaces; several warnings are each appended with `|`).
-    */
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub details: ::std::option::Option<Details>,
     ///Echo of the item's numeric identifier, where applicable.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
-    /**Only in non-2xx bodies: what went wrong, each with `itm` keys `code` (D-06) and
-    `description`, and an `itms` of `type` `details` with `itm` key `errorMessage`.
-    */
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
-    pub issues: ::std::vec::Vec<Issue>,
+    ///Echo of the item's textual identifier, where applicable.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
+    pub tid: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub path: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "nodeId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1700,14 +1720,24 @@ pub struct ResponseType {
     )]
     pub node_path: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
+    pub key: ::std::option::Option<::std::string::String>,
     /**`SUCCESS` (processed), `WARNING` (saved, with an appended reason after `|`), `ERROR` (item
     not processed; `description` says why). Every non-2xx body has `ERROR`.
     */
     pub status: ResponseTypeStatus,
-    ///Echo of the item's textual identifier, where applicable.
+    /**Human-readable message. For `WARNING` the text is the success message and the warning text
+    joined by `|` (no spaces; several warnings are each appended with `|`).
+    */
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tid: ::std::option::Option<::std::string::String>,
+    pub description: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub details: ::std::option::Option<Details>,
+    /**Only in non-2xx bodies: what went wrong, each with `itm` keys `code` (D-06) and
+    `description`, and an `itms` of `type` `details` with `itm` key `errorMessage`.
+    */
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub issues: ::std::vec::Vec<Issue>,
 }
 /**`SUCCESS` (processed), `WARNING` (saved, with an appended reason after `|`), `ERROR` (item
 not processed; `description` says why). Every non-2xx body has `ERROR`.
@@ -1771,8 +1801,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ResponseTypeStatus {
 #[serde(deny_unknown_fields)]
 pub struct Responses {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub response: ::std::vec::Vec<ResponseType>,
 }
 /**A `pim` envelope that holds result records in `responses`: the body of messages persist and
@@ -1783,15 +1812,15 @@ integer, found "abc"`) rather than the HTTP meaning.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ResponsesType {
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<Meta>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub responses: ::std::option::Option<Responses>,
     #[serde(
         rename = "schemaVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub responses: ::std::option::Option<Responses>,
 }
 /**Format `major.minor.patch`. The version used throughout is `5.6.0`, and every response carries
 it. A request may omit it or carry any `5.y.z`; another major version or another format is
@@ -1862,6 +1891,18 @@ pos}]}` for `multiple` and `{attr, type, value: [{value, loc}]}` for `localized`
 pub struct Val {
     ///Attribute key.
     pub attr: ::std::string::String,
+    ///Absent for a single value.
+    #[serde(
+        rename = "type",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub type_: ::std::option::Option<ValType>,
+    ///Seen `PRODUCT`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub origin: ::std::option::Option<::std::string::String>,
+    ///Node path.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub node: ::std::option::Option<::std::string::String>,
     ///Seen `text`.
     #[serde(
         rename = "dataType",
@@ -1871,18 +1912,6 @@ pub struct Val {
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub itm: ::std::vec::Vec<Itm>,
-    ///Node path.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub node: ::std::option::Option<::std::string::String>,
-    ///Seen `PRODUCT`.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub origin: ::std::option::Option<::std::string::String>,
-    ///Absent for a single value.
-    #[serde(
-        rename = "type",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<ValType>,
 }
 ///Absent for a single value.
 #[derive(
@@ -1940,8 +1969,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ValType {
 #[serde(deny_unknown_fields)]
 pub struct Vals {
     ///Absent on input means none; always present in responses (D-07).
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub val: ::std::vec::Vec<Val>,
 }
 /// Generation of default values for serde.
@@ -1984,6 +2012,53 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
+    }
+}
+/// Whether a property equals its documented default, which answers leave out (D-07).
+pub mod skip_defaults {
+    #[allow(unused_imports)]
+    use super::*;
+    pub(super) fn attributes_query_request_include_parent_attributes(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn attributes_retrieve_request_include_parent_attributes(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn attributes_retrieve_request_with_default_values(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn attributes_retrieve_request_with_domain_values(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn channel_query_dto_root(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn classification_request_flat_nodes(value: &bool) -> bool {
+        *value == defaults::default_bool::<true>()
+    }
+    pub(super) fn classification_request_with_nodes(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn keyword_request_level(value: &i32) -> bool {
+        *value == defaults::default_u64::<i32, 1>()
+    }
+    pub(super) fn keyword_request_retrieve_links(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn locale_request_export_config(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn message_severity(value: &MessageSeverity) -> bool {
+        *value == defaults::message_severity()
+    }
+    pub(super) fn peo_query_with_children(value: &bool) -> bool {
+        *value == defaults::default_bool::<true>()
+    }
+    pub(super) fn peo_request_names_only(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
+    }
+    pub(super) fn peo_request_with_metadata(value: &bool) -> bool {
+        *value == <bool as ::std::default::Default>::default()
     }
 }
 impl core_api_support::Described for PimType {
