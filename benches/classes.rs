@@ -2,8 +2,9 @@
 //! server: one classification of 10,000 and one of 100,000 nodes (depth 8, three attributes per
 //! node), each loaded with `core-server import` into its own SQLite file and served by its own
 //! `core-server serve` process. For each size and form (flat and nested, JSON and XML), timed in
-//! interleaved rounds, it prints the median and fastest of the timed requests, the answer's size, the ratio of the 100k time
-//! to the 10k time (linear is 10), and the server's peak resident memory (`VmHWM`).
+//! interleaved rounds, it prints the median and fastest of the timed requests, the answer's
+//! size, the ratio of the 100k time to the 10k time (linear is 10), and the server's peak
+//! resident memory (`VmHWM`).
 //!
 //! `cargo bench --bench classes`. Goals (issue 16): time(100k) / time(10k) ≤ 12 for every form,
 //! and the 100k nested JSON retrieve under 2 s on the 2-core build machine.
