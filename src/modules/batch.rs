@@ -13,7 +13,7 @@
 
 use std::future::Future;
 
-use core_api::types::{Details, PimType, ResponseType, ResponseTypeStatus};
+use core_api::types::{Action, Details, PimType, ResponseType, ResponseTypeStatus};
 use serde::Serialize;
 use sqlx::{Any, Transaction};
 
@@ -214,6 +214,25 @@ pub(crate) fn refuse(echo: &ResponseType, description: impl Into<String>) -> Ite
         description: Some(description.into()),
         ..echo.clone()
     }))
+}
+
+/// Refuses an action of another `dataType` than the operation's, or of a `type` it does not
+/// perform: "Unsupported data type '…'", "Unsupported action type '…'".
+pub(crate) fn supported(
+    action: &Action,
+    data_type: &str,
+    types: &[&str],
+    echo: &ResponseType,
+) -> Result<(), ItemError> {
+    if action.data_type != data_type {
+        let text = format!("Unsupported data type '{}'", action.data_type);
+        return Err(refuse(echo, text));
+    }
+    if !types.contains(&action.type_.as_str()) {
+        let text = format!("Unsupported action type '{}'", action.type_);
+        return Err(refuse(echo, text));
+    }
+    Ok(())
 }
 
 /// `details` of one `itm` per key and value.

@@ -41,28 +41,6 @@ pub(crate) async fn names(pool: &AnyPool) -> Result<Vec<Name>, sqlx::Error> {
     .await
 }
 
-/// A classification by id, in a transaction.
-pub(crate) async fn find_id(
-    connection: &mut AnyConnection,
-    id: i64,
-) -> Result<Option<Classification>, sqlx::Error> {
-    sqlx::query_as("SELECT id, tid FROM classifications WHERE id = $1")
-        .bind(id)
-        .fetch_optional(connection)
-        .await
-}
-
-/// A classification by tid, in a transaction.
-pub(crate) async fn find_tid(
-    connection: &mut AnyConnection,
-    tid: &str,
-) -> Result<Option<Classification>, sqlx::Error> {
-    sqlx::query_as("SELECT id, tid FROM classifications WHERE tid = $1")
-        .bind(tid)
-        .fetch_optional(connection)
-        .await
-}
-
 /// Stores a new classification; answers its id.
 pub(crate) async fn create(
     connection: &mut AnyConnection,

@@ -13,6 +13,18 @@ pub(crate) enum Identity<'a> {
     Key(&'a str),
 }
 
+impl<'a> Identity<'a> {
+    /// How an item names a record by `tid` and `id`: by its `tid` when it gives one, else by
+    /// its `id` (none when it gives neither).
+    pub(crate) fn preferring_tid(tid: Option<&'a str>, id: Option<i64>) -> Option<Identity<'a>> {
+        match (tid, id) {
+            (Some(tid), _) => Some(Identity::Key(tid)),
+            (None, Some(id)) => Some(Identity::Id(id)),
+            (None, None) => None,
+        }
+    }
+}
+
 /// A kind of stored record: the queries that find it by id and by textual key, and the kind
 /// under which access restrictions name it, if it can be restricted.
 #[derive(Debug)]

@@ -4,8 +4,6 @@
 //! (a deleted classification takes its nodes' attributes with it); bad input is a 400 or an
 //! item ERROR, never a 500 or a half-written classification.
 
-use std::collections::BTreeSet;
-
 use contract_tests::{
     TestServer, backends,
     coverage::{self, said, status_and_description},
@@ -67,6 +65,21 @@ async fn server(url: &str) -> TestServer {
 
 async fn post(server: &TestServer, operation: &'static Operation, body: &Value) -> (u16, Value) {
     post_json(server, &server.token, operation, body).await
+}
+
+/// Posts a batch with the admin token and expects 200; answers the records.
+async fn batch(server: &TestServer, operation: &'static Operation, body: &Value) -> Vec<Value> {
+    records(server, &server.token, operation, body).await
+}
+
+/// The integers of an answer's `ids`.
+fn ids(answer: &Value) -> Vec<i64> {
+    answer["ids"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_i64)
+        .collect()
 }
 
 /// Posts and expects 200; answers the body.
@@ -133,13 +146,7 @@ fn footwear(german: &str) -> Value {
 async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_representation() {
     for url in backends("classes persist and retrieve").await {
         let server = server(&url).await;
-        let created = records(
-            &server,
-            &server.token,
-            &CLASSES_PERSIST,
-            &footwear("Schuhe"),
-        )
-        .await;
+        let created = batch(&server, &CLASSES_PERSIST, &footwear("Schuhe")).await;
         assert_eq!(
             said(&CLASSES_PERSIST, &created, |record| (
                 record["dataType"].as_str(),
@@ -179,13 +186,7 @@ async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_represen
             json!([{"value": "Footwear"}, {"value": "Schuhe", "loc": "de_DE"}, {"value": "Footwear", "loc": "en_GB"}])
         );
         // Resent with another German name: saved, and the name is the new one.
-        let saved = records(
-            &server,
-            &server.token,
-            &CLASSES_PERSIST,
-            &footwear("Schuhwerk"),
-        )
-        .await;
+        let saved = batch(&server, &CLASSES_PERSIST, &footwear("Schuhwerk")).await;
         assert_eq!(
             said(&CLASSES_PERSIST, &saved, status_and_description),
             [("SUCCESS", "The classification has been saved successfully")]
@@ -227,13 +228,7 @@ async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_represen
 async fn classes_retrieve_selects_by_ids_and_tids_flat_or_nested() {
     for url in backends("classes retrieve").await {
         let server = server(&url).await;
-        records(
-            &server,
-            &server.token,
-            &CLASSES_PERSIST,
-            &footwear("Schuhe"),
-        )
-        .await;
+        batch(&server, &CLASSES_PERSIST, &footwear("Schuhe")).await;
         let all = ok(&server, &CLASSES_RETRIEVE, json!({})).await;
         let tids: Vec<&str> = all["classes"]["class"]
             .as_array()
@@ -296,9 +291,8 @@ async fn classes_retrieve_selects_by_ids_and_tids_flat_or_nested() {
 async fn classes_persist_applies_the_rules_of_the_specification() {
     for url in backends("classes persist rules").await {
         let server = server(&url).await;
-        let answer = records(
+        let answer = batch(
             &server,
-            &server.token,
             &CLASSES_PERSIST,
             &json!({
                 "classes": {"class": [
@@ -397,13 +391,7 @@ async fn classes_persist_applies_the_rules_of_the_specification() {
 async fn classes_perform_deletes_the_classification_with_its_nodes_and_attributes() {
     for url in backends("classes perform").await {
         let server = server(&url).await;
-        records(
-            &server,
-            &server.token,
-            &CLASSES_PERSIST,
-            &footwear("Schuhe"),
-        )
-        .await;
+        batch(&server, &CLASSES_PERSIST, &footwear("Schuhe")).await;
         let attributes = ok(
             &server,
             &ATTRIBUTES_RETRIEVE,
@@ -415,9 +403,8 @@ async fn classes_perform_deletes_the_classification_with_its_nodes_and_attribute
         let apparel = apparel["classes"]["class"][0]["id"]
             .as_i64()
             .unwrap_or_default();
-        let answer = records(
+        let answer = batch(
             &server,
-            &server.token,
             &CLASSES_PERFORM,
             &json!({"actions": {"action": [
                 {"dataType": "classification", "type": "delete", "tid": "Footwear", "id": apparel},
@@ -614,11 +601,7 @@ async fn attributes_retrieve_and_query_select_the_same_attributes() {
 async fn attributes_persist_and_perform_write_what_retrieve_returns() {
     for url in backends("attributes persist and perform").await {
         let server = server(&url).await;
-        let created = records(
-            &server,
-            &server.token,
-            &ATTRIBUTES_PERSIST,
-            &json!({"attrs": {"attr": [
+        let created = batch(&server, &ATTRIBUTES_PERSIST, &json!({"attrs": {"attr": [
                 {"nodePath": "/Apparel/Shirts", "key": "Launch", "level": "p", "inheritance": "visible",
                  "restriction": "optional", "localized": false,
                  "domainVals": {"allowNewValue": false, "sortDirection": "MANUAL", "mode": "FULL", "domainVal": [
@@ -681,11 +664,7 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
             (Some(true), &json!({"tid": "Q2"}))
         );
         // A FULL list replaces the whole list; the former default, not in it, is dropped.
-        records(
-            &server,
-            &server.token,
-            &ATTRIBUTES_PERSIST,
-            &json!({"attrs": {"attr": [{"id": launch, "domainVals": {"mode": "FULL", "domainVal": [{"tid": "Q3"}]}}]}}),
+        batch(&server, &ATTRIBUTES_PERSIST, &json!({"attrs": {"attr": [{"id": launch, "domainVals": {"mode": "FULL", "domainVal": [{"tid": "Q3"}]}}]}}),
         )
         .await;
         let replaced = ok(
@@ -698,9 +677,8 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
         assert_eq!(attr["domainVals"]["domainVal"], json!([{"tid": "Q3"}]));
         assert!(attr.get("defaultVal").is_none(), "{attr}");
         // An update by id changes only what it supplies.
-        let updated = records(
+        let updated = batch(
             &server,
-            &server.token,
             &ATTRIBUTES_PERSIST,
             &json!({"attrs": {"attr": [{"id": launch, "inheritance": "not_visible"}]}}),
         )
@@ -717,11 +695,7 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
             (Some("not_visible"), Some(true), Some("p"))
         );
         // Perform deletes it; retrieve no longer finds it.
-        let deleted = records(
-            &server,
-            &server.token,
-            &ATTRIBUTES_PERFORM,
-            &json!({"actions": {"action": [
+        let deleted = batch(&server, &ATTRIBUTES_PERFORM, &json!({"actions": {"action": [
                 {"dataType": "attribute", "type": "delete", "id": launch},
                 {"dataType": "attribute", "type": "delete", "nodePath": "/Apparel/Shirts", "key": "Launch"}
             ]}}),
@@ -755,12 +729,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
     for url in backends("attribute definitions").await {
         let server = server(&url).await;
         let text = ok(&server, &DEFINITIONS_QUERY, json!({"types": ["text"]})).await;
-        let text_ids: Vec<i64> = text["ids"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_i64)
-            .collect();
+        let text_ids = ids(&text);
         assert_eq!((text_ids.len(), &text["all"]), (2, &json!(false)), "{text}");
         assert!(text_ids.windows(2).all(|pair| pair[0] < pair[1]));
         for empty in [json!({"types": []}), json!({})] {
@@ -801,9 +770,8 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
             Some(1)
         );
         let color = text_ids[0];
-        let answer = records(
+        let answer = batch(
             &server,
-            &server.token,
             &DEFINITIONS_PERFORM,
             &json!({"actions": {"action": [
                 {"dataType": "attrDefinition", "type": "delete", "id": color},
@@ -829,11 +797,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
                 )
             ]
         );
-        let deleted = records(
-            &server,
-            &server.token,
-            &DEFINITIONS_PERFORM,
-            &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "tid": "Unused"}]}}),
+        let deleted = batch(&server, &DEFINITIONS_PERFORM, &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "tid": "Unused"}]}}),
         )
         .await;
         assert_eq!(
@@ -846,13 +810,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         assert_eq!(deleted[0]["tid"], "Unused");
         // The refused one is still there; the deleted one is gone.
         let text = ok(&server, &DEFINITIONS_QUERY, json!({"types": ["text"]})).await;
-        assert!(
-            text["ids"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|id| id == color)
-        );
+        assert!(ids(&text).contains(&color));
         assert_eq!(
             ok(&server, &DEFINITIONS_QUERY, json!({"types": ["boolean"]})).await,
             json!({"all": false})
@@ -865,29 +823,15 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         )
         .await;
         let attribute = id_of(&attributes, "Color");
-        records(
-            &server,
-            &server.token,
-            &ATTRIBUTES_PERFORM,
-            &json!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": attribute}]}}),
+        batch(&server, &ATTRIBUTES_PERFORM, &json!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": attribute}]}}),
         )
         .await;
-        let gone = records(
-            &server,
-            &server.token,
-            &DEFINITIONS_PERFORM,
-            &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "id": color}]}}),
+        let gone = batch(&server, &DEFINITIONS_PERFORM, &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "id": color}]}}),
         )
         .await;
         assert_eq!(gone[0]["status"], "SUCCESS", "{gone:?}");
-        let ids: BTreeSet<i64> = ok(&server, &DEFINITIONS_QUERY, json!({"types": ["text"]})).await
-            ["ids"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_i64)
-            .collect();
-        assert!(!ids.contains(&color));
+        let text = ok(&server, &DEFINITIONS_QUERY, json!({"types": ["text"]})).await;
+        assert!(!ids(&text).contains(&color));
         server.stop().await;
     }
 }

@@ -152,56 +152,58 @@ impl Apply for Persist {
             (Some(id), _) => Some(find_glossary(transaction, Identity::Id(id), &echo).await?),
             (None, Some(tid)) => Some(find_glossary(transaction, Identity::Key(tid), &echo).await?),
         };
-        let (id, tid, action, description) = match entry_identity(entry.tid.as_deref(), entry.id) {
-            Some(identity) => {
-                let (id, tid) = find_entry(transaction, identity).await?.ok_or_else(|| {
-                    let identity = entry
-                        .id
-                        .map(|id| id.to_string())
-                        .or_else(|| entry.tid.clone())
-                        .unwrap_or_default();
-                    batch::refuse(
-                        &echo,
-                        format!("Sentence with identity '{identity}' not found."),
+        let (id, tid, action, description) =
+            match Identity::preferring_tid(entry.tid.as_deref(), entry.id) {
+                Some(identity) => {
+                    let (id, tid) = find_entry(transaction, identity).await?.ok_or_else(|| {
+                        let identity = entry
+                            .id
+                            .map(|id| id.to_string())
+                            .or_else(|| entry.tid.clone())
+                            .unwrap_or_default();
+                        batch::refuse(
+                            &echo,
+                            format!("Sentence with identity '{identity}' not found."),
+                        )
+                    })?;
+                    let change = Entry {
+                        glossary,
+                        loc: entry.loc.as_deref(),
+                        type_: entry.type_.as_deref(),
+                        fields: &fields,
+                    };
+                    stored::update(transaction, id, &change).await?;
+                    (
+                        id,
+                        tid,
+                        "update",
+                        "The glossary entry has been updated successfully",
                     )
-                })?;
-                let change = Entry {
-                    glossary,
-                    loc: entry.loc.as_deref(),
-                    type_: entry.type_.as_deref(),
-                    fields: &fields,
-                };
-                stored::update(transaction, id, &change).await?;
-                (
-                    id,
-                    tid,
-                    "update",
-                    "The glossary entry has been updated successfully",
-                )
-            }
-            None => {
-                let Some(glossary) = glossary else {
-                    return Err(batch::refuse(
-                        &echo,
-                        "Glossary entry does not contain a link to a glossary",
-                    ));
-                };
-                let Some(loc) = entry.loc.as_deref() else {
-                    return Err(batch::refuse(&echo, "Missing required value 'loc'"));
-                };
-                let Some(type_) = entry.type_.as_deref() else {
-                    return Err(batch::refuse(&echo, "Missing required value 'type'"));
-                };
-                let tid = uuid::Uuid::new_v4().to_string();
-                let id = stored::insert(transaction, &tid, glossary, loc, type_, &fields).await?;
-                (
-                    id,
-                    tid,
-                    "create",
-                    "The glossary entry has been created successfully",
-                )
-            }
-        };
+                }
+                None => {
+                    let Some(glossary) = glossary else {
+                        return Err(batch::refuse(
+                            &echo,
+                            "Glossary entry does not contain a link to a glossary",
+                        ));
+                    };
+                    let Some(loc) = entry.loc.as_deref() else {
+                        return Err(batch::refuse(&echo, "Missing required value 'loc'"));
+                    };
+                    let Some(type_) = entry.type_.as_deref() else {
+                        return Err(batch::refuse(&echo, "Missing required value 'type'"));
+                    };
+                    let tid = uuid::Uuid::new_v4().to_string();
+                    let id =
+                        stored::insert(transaction, &tid, glossary, loc, type_, &fields).await?;
+                    (
+                        id,
+                        tid,
+                        "create",
+                        "The glossary entry has been created successfully",
+                    )
+                }
+            };
         for translation in &translations {
             stored::set_translation(transaction, id, translation, &fields).await?;
         }
@@ -222,15 +224,6 @@ async fn find_glossary(
         .await?
         .map(|found| found.id)
         .ok_or_else(|| batch::refuse(echo, "There is no glossary with the given identity"))
-}
-
-/// How an item addresses a stored entry: by its `tid` when given, else by its `id`.
-fn entry_identity(tid: Option<&str>, id: Option<i64>) -> Option<Identity<'_>> {
-    match (tid, id) {
-        (Some(tid), _) => Some(Identity::Key(tid)),
-        (None, Some(id)) => Some(Identity::Id(id)),
-        (None, None) => None,
-    }
 }
 
 /// An entry's id and tid.
@@ -291,20 +284,14 @@ impl Apply for Perform {
         _scope: &'a Scope<'a>,
     ) -> Result<ResponseType, ItemError> {
         let echo = Perform::echo(action);
-        if action.data_type != DATA_TYPE {
-            return Err(batch::refuse(
-                &echo,
-                format!("Unsupported data type '{}'", action.data_type),
-            ));
-        }
+        batch::supported(
+            action,
+            DATA_TYPE,
+            &["delete", "copyToGlossary", "moveToGlossary"],
+            &echo,
+        )?;
         let kind = action.type_.as_str();
-        if !matches!(kind, "delete" | "copyToGlossary" | "moveToGlossary") {
-            return Err(batch::refuse(
-                &echo,
-                format!("Unsupported action type '{kind}'"),
-            ));
-        }
-        let found = match entry_identity(action.tid.as_deref(), action.id) {
+        let found = match Identity::preferring_tid(action.tid.as_deref(), action.id) {
             Some(identity) => find_entry(transaction, identity).await?,
             None => None,
         };

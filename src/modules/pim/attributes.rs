@@ -10,7 +10,10 @@ use core_api::types::{
 };
 use sqlx::AnyConnection;
 
-use super::super::batch::{self, Apply, ItemError, Scope, Tx};
+use super::{
+    super::batch::{self, Apply, ItemError, Scope, Tx},
+    Locales,
+};
 use crate::{
     auth::Caller,
     error::ApiError,
@@ -19,7 +22,7 @@ use crate::{
         attributes::{self as stored, Attribute},
         flag::Flag,
         nodes::{self, Node},
-        records::{self, ATTRIBUTE_DEFINITIONS, Identity, LOCALES, PRODUCTS},
+        records::{self, ATTRIBUTE_DEFINITIONS, Identity, PRODUCTS},
     },
 };
 
@@ -570,7 +573,7 @@ async fn domain_values(
     domain: &DomainVals,
 ) -> Result<Vec<(String, Vec<(String, String)>)>, Fault> {
     let mut values: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    let mut known_locales: HashSet<String> = HashSet::new();
+    let mut locales = Locales::default();
     for value in &domain.domain_val {
         if values.iter().any(|(tid, _)| *tid == value.tid) {
             return Err(invalid(&value.tid, "domainVal"));
@@ -581,14 +584,8 @@ async fn domain_values(
             if texts.iter().any(|(known, _)| *known == loc) {
                 return Err(invalid(&loc, "loc"));
             }
-            if !loc.is_empty() && !known_locales.contains(&loc) {
-                if records::find(&mut *connection, &LOCALES, Identity::Key(&loc))
-                    .await?
-                    .is_none()
-                {
-                    return Err(invalid(&loc, "loc"));
-                }
-                known_locales.insert(loc.clone());
+            if !locales.known(connection, &loc).await? {
+                return Err(invalid(&loc, "loc"));
             }
             texts.push((loc, item.value.clone()));
         }
@@ -652,14 +649,7 @@ impl Apply for Perform {
         _scope: &Scope<'_>,
     ) -> Result<ResponseType, ItemError> {
         let echo = Perform::echo(action);
-        if action.data_type != DATA_TYPE {
-            let text = format!("Unsupported data type '{}'", action.data_type);
-            return Err(batch::refuse(&echo, text));
-        }
-        if action.type_ != "delete" {
-            let text = format!("Unsupported action type '{}'", action.type_);
-            return Err(batch::refuse(&echo, text));
-        }
+        batch::supported(action, DATA_TYPE, &["delete"], &echo)?;
         let attribute = target(transaction, action)
             .await
             .map_err(|fault| fault.of_item(&echo))?;

@@ -24,6 +24,7 @@ use super::{
         batch::{self, Apply, ItemError, Scope, Tx},
         itm,
     },
+    Locales,
     attributes::{self, Fault},
 };
 use crate::{
@@ -31,7 +32,7 @@ use crate::{
     storage::{
         Database, classifications as stored, definitions,
         nodes::{self, MAX_DEPTH, Node},
-        records::{self, CLASSIFICATIONS, Identity, LOCALES},
+        records::{self, CLASSIFICATIONS, Identity},
         trees::{self, TreeAttribute, TreeName, TreeNode},
     },
 };
@@ -315,28 +316,28 @@ impl<'r> Apply for Persist<'r> {
         let echo = Persist::echo(item);
         let class = item.class;
         let found = match (class.id, class.tid.as_deref()) {
-            (Some(id), given) => match stored::find_id(transaction, id).await? {
+            (Some(id), given) => match find(transaction, Identity::Id(id)).await? {
                 None => {
                     let text = format!("There is no classification with the given identity '{id}'");
                     return Err(batch::refuse(&echo, text));
                 }
-                Some(found) if given.is_some_and(|tid| tid != found.tid) => {
+                Some(found) if given.is_some_and(|tid| Some(tid) != found.key.as_deref()) => {
                     let text = format!(
                         "The tid of classification {id} is '{}' and cannot be changed",
-                        found.tid
+                        found.key.unwrap_or_default()
                     );
                     return Err(batch::refuse(&echo, text));
                 }
                 Some(found) => Some(found),
             },
-            (None, Some(tid)) => stored::find_tid(transaction, tid).await?,
+            (None, Some(tid)) => find(transaction, Identity::Key(tid)).await?,
             (None, None) => return Err(batch::refuse(&echo, "Missing required value 'tid'")),
         };
         let created = found.is_none();
         let (id, tid) = match found {
             Some(found) => {
                 stored::touch(transaction, found.id, scope.now).await?;
-                (found.id, found.tid)
+                (found.id, found.key.unwrap_or_default())
             }
             None => {
                 let tid = class.tid.clone().unwrap_or_default();
@@ -361,7 +362,7 @@ impl<'r> Apply for Persist<'r> {
         let mut locales = Locales::default();
         for name in class.name.iter().flat_map(|name| &name.itm) {
             let loc = name.loc.as_deref().unwrap_or_default();
-            if !locales.known(transaction, loc, &mut warnings).await? {
+            if !known(&mut locales, transaction, loc, &mut warnings).await? {
                 continue;
             }
             if !loc.is_empty() && stored::name_taken(transaction, id, loc, &name.value).await? {
@@ -418,32 +419,27 @@ impl<'r> Apply for Persist<'r> {
     }
 }
 
-/// The locales found so far in an item, so that each is looked up once.
-#[derive(Default)]
-struct Locales(HashSet<String>);
+/// A classification by its identity, in an item's transaction.
+async fn find(
+    transaction: &mut Tx,
+    identity: Identity<'_>,
+) -> Result<Option<records::Found>, sqlx::Error> {
+    records::find(&mut **transaction, &CLASSIFICATIONS, identity).await
+}
 
-impl Locales {
-    /// Whether `loc` is empty (a default name) or a stored locale; an unknown one adds its
-    /// warning.
-    async fn known(
-        &mut self,
-        connection: &mut AnyConnection,
-        loc: &str,
-        warnings: &mut Vec<String>,
-    ) -> Result<bool, sqlx::Error> {
-        if loc.is_empty() || self.0.contains(loc) {
-            return Ok(true);
-        }
-        if records::find(&mut *connection, &LOCALES, Identity::Key(loc))
-            .await?
-            .is_some()
-        {
-            self.0.insert(loc.to_string());
-            return Ok(true);
-        }
+/// Whether a name's `loc` is empty (a default name) or a stored locale; an unknown one adds its
+/// warning.
+async fn known(
+    locales: &mut Locales,
+    connection: &mut AnyConnection,
+    loc: &str,
+    warnings: &mut Vec<String>,
+) -> Result<bool, sqlx::Error> {
+    let known = locales.known(connection, loc).await?;
+    if !known {
         warnings.push(format!("Cannot find language id with code '{loc}'."));
-        Ok(false)
     }
+    Ok(known)
 }
 
 /// Saves one node of a classification (found by path, created when missing) with its names and
@@ -509,7 +505,7 @@ async fn save_node(
     let mut names = Vec::new();
     for name in node.name.iter().flat_map(|name| &name.itm) {
         let loc = name.loc.as_deref().unwrap_or_default();
-        if locales.known(connection, loc, warnings).await? {
+        if known(locales, connection, loc, warnings).await? {
             names.push((loc, name.value.as_str()));
         }
     }
@@ -561,21 +557,15 @@ impl Apply for Perform {
         _scope: &Scope<'_>,
     ) -> Result<ResponseType, ItemError> {
         let echo = Perform::echo(action);
-        if action.data_type != DATA_TYPE {
-            let text = format!("Unsupported data type '{}'", action.data_type);
-            return Err(batch::refuse(&echo, text));
-        }
-        if action.type_ != "delete" {
-            let text = format!("Unsupported action type '{}'", action.type_);
-            return Err(batch::refuse(&echo, text));
-        }
-        let (identity, shown) = match (action.tid.as_deref(), action.id) {
-            (Some(tid), _) => (Identity::Key(tid), tid.to_string()),
-            (None, Some(id)) => (Identity::Id(id), id.to_string()),
-            (None, None) => return Err(batch::refuse(&echo, "Missing required value 'tid'")),
+        batch::supported(action, DATA_TYPE, &["delete"], &echo)?;
+        let Some(identity) = Identity::preferring_tid(action.tid.as_deref(), action.id) else {
+            return Err(batch::refuse(&echo, "Missing required value 'tid'"));
         };
-        let Some(found) = records::find(&mut **transaction, &CLASSIFICATIONS, identity).await?
-        else {
+        let shown = match identity {
+            Identity::Key(tid) => tid.to_string(),
+            Identity::Id(id) => id.to_string(),
+        };
+        let Some(found) = find(transaction, identity).await? else {
             let text = format!("There is no classification with the given identity '{shown}'");
             return Err(batch::refuse(&echo, text));
         };

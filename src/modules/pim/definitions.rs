@@ -69,20 +69,8 @@ impl Apply for Perform {
         _scope: &Scope<'_>,
     ) -> Result<ResponseType, ItemError> {
         let echo = Perform::echo(action);
-        if action.data_type != DATA_TYPE {
-            let text = format!("Unsupported data type '{}'", action.data_type);
-            return Err(batch::refuse(&echo, text));
-        }
-        if action.type_ != "delete" {
-            let text = format!("Unsupported action type '{}'", action.type_);
-            return Err(batch::refuse(&echo, text));
-        }
-        let identity = match (action.tid.as_deref(), action.id) {
-            (Some(tid), _) => Some(Identity::Key(tid)),
-            (None, Some(id)) => Some(Identity::Id(id)),
-            (None, None) => None,
-        };
-        let found = match identity {
+        batch::supported(action, DATA_TYPE, &["delete"], &echo)?;
+        let found = match Identity::preferring_tid(action.tid.as_deref(), action.id) {
             Some(identity) => {
                 records::find(&mut **transaction, &ATTRIBUTE_DEFINITIONS, identity).await?
             }
