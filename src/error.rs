@@ -37,6 +37,9 @@ pub enum ApiError {
     /// The addressed resource does not exist.
     #[error("{0}")]
     NotFound(String),
+    /// A binary download's `Range` starts at or beyond its end (the binary's length).
+    #[error("the range starts beyond the binary's {0} bytes")]
+    RangeNotSatisfiable(u64),
     /// The path exists but not with this method.
     #[error("method {method} is not allowed; allowed: {allowed}")]
     MethodNotAllowed {
@@ -84,6 +87,8 @@ pub enum IssueCode {
     NotAcceptable = 1010,
     /// Not implemented.
     NotImplemented = 1011,
+    /// Range not satisfiable.
+    RangeNotSatisfiable = 1012,
 }
 
 impl IssueCode {
@@ -102,6 +107,7 @@ impl IssueCode {
             IssueCode::PayloadTooLarge => "Payload too large",
             IssueCode::NotAcceptable => "Not acceptable",
             IssueCode::NotImplemented => "Not implemented",
+            IssueCode::RangeNotSatisfiable => "Range not satisfiable",
         }
     }
 }
@@ -146,6 +152,7 @@ impl ApiError {
             ApiError::NotAuthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
             ApiError::Database(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -167,6 +174,7 @@ impl ApiError {
             ApiError::NotAuthorized(_) => IssueCode::NotAuthorized,
             ApiError::Forbidden(_) => IssueCode::NoAccess,
             ApiError::NotFound(_) => IssueCode::NotFound,
+            ApiError::RangeNotSatisfiable(_) => IssueCode::RangeNotSatisfiable,
             ApiError::MethodNotAllowed { .. } => IssueCode::MethodNotAllowed,
             ApiError::NotImplemented(_) => IssueCode::NotImplemented,
             ApiError::Database(_) | ApiError::Internal(_) => IssueCode::Internal,
@@ -185,6 +193,7 @@ impl ApiError {
             ApiError::NotAuthorized(_) => "Not authorized",
             ApiError::Forbidden(_) => "No access to the endpoint",
             ApiError::NotFound(_) => "Not found",
+            ApiError::RangeNotSatisfiable(_) => "Range not satisfiable",
             ApiError::MethodNotAllowed { .. } => "Method not allowed",
             ApiError::NotImplemented(_) => "Not implemented",
             ApiError::Database(_) | ApiError::Internal(_) => "An unknown internal error occurred",

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod bootstrap;
 pub mod error;
 pub mod http;
+pub mod local_time;
 pub mod modules;
 pub mod repr;
 pub mod server;

@@ -78,6 +78,10 @@ enum Command {
         /// The `sourceEnv` that answers carry in their `meta`.
         #[arg(long, env = "CORE_SOURCE_ENV", default_value = DEFAULT_SOURCE_ENV)]
         source_env: String,
+        /// The time zone local timestamps of requests are read in (PEO query): `UTC` or an
+        /// offset such as `+01:00`.
+        #[arg(long, env = "CORE_TIME_ZONE", default_value = "UTC")]
+        time_zone: core_server::local_time::TimeZone,
     },
 }
 
@@ -174,6 +178,7 @@ fn main() -> ExitCode {
                 bootstrap,
                 demo,
                 source_env,
+                time_zone,
             } => {
                 let settings = Settings {
                     bind,
@@ -184,6 +189,7 @@ fn main() -> ExitCode {
                     bootstrap,
                     demo,
                     source_env,
+                    time_zone,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 
-use crate::repr::Limits;
+use crate::{local_time::TimeZone, repr::Limits};
 
 /// Everything `core-server serve` is configured with.
 #[derive(Debug, Clone)]
@@ -23,6 +23,8 @@ pub struct Settings {
     pub demo: bool,
     /// The `sourceEnv` every answer's `meta` carries (D-11).
     pub source_env: String,
+    /// The time zone local timestamps of requests are read in (D-31).
+    pub time_zone: TimeZone,
 }
 
 /// The default address.
@@ -46,6 +48,7 @@ impl Settings {
             bootstrap: None,
             demo: false,
             source_env: DEFAULT_SOURCE_ENV.to_string(),
+            time_zone: TimeZone::default(),
         }
     }
 }

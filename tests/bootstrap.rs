@@ -185,13 +185,24 @@ async fn loads_twice_without_duplicates(database: &Database, suffix: &str) {
             "{query} ({tid})"
         );
     }
-    let content: Vec<u8> = sqlx::query("SELECT content FROM asset_versions WHERE tid = $1")
+    // The binary is stored in chunks beside the version, with its size.
+    let content: Vec<u8> = sqlx::query(
+        "SELECT c.data FROM binary_chunks c JOIN asset_versions v ON v.id = c.version_id \
+         WHERE v.tid = $1 AND c.format = '' AND c.seq = 0",
+    )
+    .bind(format!("V{suffix}"))
+    .fetch_one(database.pool())
+    .await
+    .and_then(|row| row.try_get(0))
+    .expect("the binary");
+    assert_eq!(content, b"\xff\xd8 jpeg bytes");
+    let size: i64 = sqlx::query("SELECT CAST(size AS BIGINT) FROM asset_versions WHERE tid = $1")
         .bind(format!("V{suffix}"))
         .fetch_one(database.pool())
         .await
         .and_then(|row| row.try_get(0))
-        .expect("the binary");
-    assert_eq!(content, b"\xff\xd8 jpeg bytes");
+        .expect("the size");
+    assert_eq!(size, content.len() as i64);
     let caller = auth::authenticate(
         database,
         Some(format!("Bearer {}", token(suffix)).as_bytes()),

@@ -29,6 +29,7 @@ pub struct Call<'s> {
     query: String,
     content_type: Option<&'static str>,
     accept: Option<&'static str>,
+    headers: Vec<(&'static str, String)>,
     body: Option<Vec<u8>>,
 }
 
@@ -41,8 +42,10 @@ pub struct Answer {
     pub content_type: String,
     /// Every header.
     pub headers: reqwest::header::HeaderMap,
-    /// The body.
+    /// The body as text (lossy for bytes that are not UTF-8).
     pub text: String,
+    /// The body as received (a binary answer's bytes).
+    pub bytes: Vec<u8>,
 }
 
 impl Answer {
@@ -64,6 +67,7 @@ impl TestServer {
             query: String::new(),
             content_type: None,
             accept: None,
+            headers: Vec::new(),
             body: None,
         }
     }
@@ -124,6 +128,12 @@ impl Call<'_> {
         self
     }
 
+    /// Adds a header of the test's choosing (`Range`, `If-None-Match`, …).
+    pub fn header(mut self, name: &'static str, value: &str) -> Self {
+        self.headers.push((name, value.to_string()));
+        self
+    }
+
     /// Asks for the answer with an `Accept` header of the test's choosing.
     pub fn accept_raw(mut self, accept: &'static str) -> Self {
         self.accept = Some(accept);
@@ -148,6 +158,9 @@ impl Call<'_> {
         if let Some(accept) = self.accept {
             request = request.header("Accept", accept);
         }
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
+        }
         if let Some(body) = self.body {
             request = request.body(body);
         }
@@ -160,12 +173,13 @@ impl Call<'_> {
             .and_then(|value| value.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        let text = answer.text().await.expect("a body");
+        let bytes = answer.bytes().await.expect("a body").to_vec();
         Answer {
             status,
             content_type,
             headers,
-            text,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            bytes,
         }
     }
 }

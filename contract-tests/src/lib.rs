@@ -299,7 +299,14 @@ pub fn issue_item<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// Item keys whose text the server generates.
-pub const GENERATED_ITEMS: [&str; 4] = ["messageTime", "creationDate", "newId", "newTid"];
+pub const GENERATED_ITEMS: [&str; 6] = [
+    "supportId",
+    "messageTime",
+    "creationDate",
+    "modificationDate",
+    "newId",
+    "newTid",
+];
 
 /// Whether a value is generated: a number under `id`/`parentId`, a UUID under `tid`.
 pub fn generated_attribute(name: &str, value: &str) -> bool {

@@ -177,7 +177,10 @@ fn every_operation_is_complete() {
             for parameter in parameters {
                 let parameter = resolve(&document, parameter);
                 assert!(
-                    parameter.get("example").is_some(),
+                    parameter.get("example").is_some()
+                        || parameter["examples"]
+                            .as_object()
+                            .is_some_and(|all| !all.is_empty()),
                     "{label}: parameter {} has no example",
                     parameter["name"]
                 );
@@ -366,6 +369,7 @@ fn typed(codec: &Codec, schema: &str, tree: Value) -> Result<(), String> {
         ActionsRequest,
         ClassesPersistRequest,
         AttrsPersistRequest,
+        ProjectsPersistRequest,
         LinksRequest,
         ChannelQueryDto,
         ChannelRequest,
@@ -379,6 +383,7 @@ fn typed(codec: &Codec, schema: &str, tree: Value) -> Result<(), String> {
         AttributeDefinitionsQuery,
         AttributeDefinitionsRequest,
         PeoRequest,
+        PeoQueryResponse,
         PeoQuery,
     )
 }

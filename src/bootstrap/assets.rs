@@ -8,6 +8,7 @@ use serde::Deserialize;
 use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
+use crate::storage::binaries;
 
 /// An asset.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -102,12 +103,32 @@ pub(super) fn check<'d>(
     Ok(())
 }
 
-/// The binaries of the document in order (version, then its previews), read before the
+/// The bytes of one binary of the document: inline ones decoded, a file checked readable now
+/// and read chunk by chunk while it is written, so that a large binary is never held whole.
+#[derive(Debug)]
+pub(super) enum Binary {
+    /// Decoded base64.
+    Bytes(Vec<u8>),
+    /// A file beside the document.
+    File(PathBuf),
+}
+
+impl Binary {
+    /// A reader of the bytes.
+    fn reader(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        Ok(match self {
+            Binary::Bytes(bytes) => Box::new(bytes.as_slice()),
+            Binary::File(path) => Box::new(std::fs::File::open(path)?),
+        })
+    }
+}
+
+/// The binaries of the document in order (version, then its previews), checked before the
 /// transaction begins.
 pub(super) fn read_binaries(
     document: &Bootstrap,
     folder: &Path,
-) -> Result<Vec<Vec<u8>>, BootstrapError> {
+) -> Result<Vec<Binary>, BootstrapError> {
     let mut binaries = Vec::new();
     for (index, asset) in document.assets.iter().enumerate() {
         for (version_index, version) in asset.versions.iter().enumerate() {
@@ -122,20 +143,31 @@ pub(super) fn read_binaries(
     Ok(binaries)
 }
 
-fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Vec<u8>, BootstrapError> {
+fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Binary, BootstrapError> {
     match content {
         Content::File(file) => {
             let path: PathBuf = folder.join(file);
-            std::fs::read(&path).map_err(|error| {
-                invalid(
-                    record.to_string(),
-                    "content.file",
-                    format!("cannot read {}: {error}", path.display()),
-                )
-            })
+            std::fs::File::open(&path)
+                .and_then(|file| file.metadata())
+                .and_then(|metadata| {
+                    if metadata.is_file() {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::other("not a file"))
+                    }
+                })
+                .map_err(|error| {
+                    invalid(
+                        record.to_string(),
+                        "content.file",
+                        format!("cannot read {}: {error}", path.display()),
+                    )
+                })?;
+            Ok(Binary::File(path))
         }
         Content::Base64(text) => base64::engine::general_purpose::STANDARD
             .decode(text.trim())
+            .map(Binary::Bytes)
             .map_err(|error| invalid(record.to_string(), "content.base64", error.to_string())),
     }
 }
@@ -145,7 +177,7 @@ impl Loader<'_, '_> {
     pub(super) async fn assets(
         &mut self,
         document: &Bootstrap,
-        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+        binaries: &mut std::vec::IntoIter<Binary>,
     ) -> Result<(), BootstrapError> {
         for (index, asset) in document.assets.iter().enumerate() {
             self.asset(asset, binaries)
@@ -158,7 +190,7 @@ impl Loader<'_, '_> {
     async fn asset(
         &mut self,
         asset: &Asset,
-        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+        binaries: &mut std::vec::IntoIter<Binary>,
     ) -> Result<(), BootstrapError> {
         sqlx::query(
             "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
@@ -178,40 +210,76 @@ impl Loader<'_, '_> {
         self.restrict("asset", asset_id, &asset.restricted_to)
             .await?;
         for version in &asset.versions {
-            let content = binaries.next().unwrap_or_default();
             let version_id: i64 = sqlx::query(
                 "INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
-                 tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name, \
-                 content = excluded.content RETURNING id",
+                 tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name \
+                 RETURNING id",
             )
             .bind(asset_id)
             .bind(version.version_number)
             .bind(&version.tid)
             .bind(&version.media_type)
             .bind(&version.file_name)
-            .bind(content)
+            .bind(Vec::<u8>::new())
             .bind(&self.now)
             .fetch_one(&mut **self.transaction)
             .await?
             .try_get("id")?;
+            let written = self
+                .binary(binaries.next(), version_id, binaries::ORIGINAL)
+                .await?;
+            sqlx::query("UPDATE asset_versions SET size = $1, etag = $2 WHERE id = $3")
+                .bind(written.size)
+                .bind(written.etag)
+                .bind(version_id)
+                .execute(&mut **self.transaction)
+                .await?;
             self.loaded.records += 1;
             for preview in &version.previews {
-                let content = binaries.next().unwrap_or_default();
+                let written = self
+                    .binary(binaries.next(), version_id, &preview.format)
+                    .await?;
                 sqlx::query(
-                    "INSERT INTO asset_previews (version_id, format, media_type, content) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (version_id, format) DO UPDATE SET media_type = excluded.media_type, \
-                     content = excluded.content",
+                    "INSERT INTO asset_previews (version_id, format, media_type, content, size, etag) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (version_id, format) DO UPDATE SET \
+                     media_type = excluded.media_type, size = excluded.size, etag = excluded.etag",
                 )
                 .bind(version_id)
                 .bind(&preview.format)
                 .bind(&preview.media_type)
-                .bind(content)
+                .bind(Vec::<u8>::new())
+                .bind(written.size)
+                .bind(written.etag)
                 .execute(&mut **self.transaction)
                 .await?;
                 self.loaded.records += 1;
             }
         }
         Ok(())
+    }
+
+    /// Writes the next binary of the document as the chunks of a version or a preview.
+    async fn binary(
+        &mut self,
+        binary: Option<Binary>,
+        version: i64,
+        format: &str,
+    ) -> Result<binaries::Written, BootstrapError> {
+        let binary = binary.unwrap_or(Binary::Bytes(Vec::new()));
+        let cannot_read = |error: std::io::Error| {
+            invalid(
+                format!("asset version {version}"),
+                "content",
+                format!("cannot read the binary: {error}"),
+            )
+        };
+        let mut reader = binary.reader().map_err(cannot_read)?;
+        binaries::write(self.transaction, version, format, &mut *reader)
+            .await
+            .map_err(|error| match error {
+                binaries::WriteError::Read(error) => cannot_read(error),
+                binaries::WriteError::Database(error) => error.into(),
+            })
     }
 }

@@ -8,7 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::Row;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits};
+use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid};
+use crate::storage::briefings::{BOX, IMAGE, LAYOUT, PERCENT};
 
 /// The briefing layout of a channel for a module configuration and a locale.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -20,8 +21,8 @@ pub struct Briefing {
     pub module_cfg: String,
     /// The locale (`briefingInfo.locale`).
     pub locale: String,
-    /// The layout's `id`.
-    pub layout: String,
+    /// The layout's `id` (a number).
+    pub layout: i64,
     /// The layout's `name`.
     #[serde(default)]
     pub name: Option<String>,
@@ -37,8 +38,8 @@ pub struct Briefing {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BriefingBox {
-    /// The box's `id`.
-    pub id: String,
+    /// The box's `id` (a number).
+    pub id: i64,
     /// The box's `layer`.
     #[serde(default)]
     pub layer: Option<String>,
@@ -68,29 +69,54 @@ pub struct BriefingImage {
     pub attributes: BTreeMap<String, String>,
 }
 
-/// Checks each briefing: the lengths of what its layout is answered with.
+/// Checks each briefing: attribute identifiers are those the briefing answer lists (D-20), the
+/// four percentages end in `%`, and texts fit the answer's limits.
 pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<(), BootstrapError> {
     for (index, briefing) in document.briefings.iter().enumerate() {
         let record = format!("briefings[{index}] ({})", briefing.channel);
-        let attributes = briefing
-            .attributes
-            .values()
-            .chain(briefing.boxes.iter().flat_map(|item| {
-                item.attributes.values().chain(
-                    item.images
-                        .iter()
-                        .flat_map(|image| image.attributes.values()),
-                )
-            }));
-        for value in attributes {
-            fits(
-                &record,
-                "attributes",
-                value,
-                &tables::BRIEFING_ATTRIBUTE,
-                "value",
-            )?;
+        check_attributes(&record, "attributes", &briefing.attributes, &LAYOUT)?;
+        for (box_index, item) in briefing.boxes.iter().enumerate() {
+            let field = format!("boxes[{box_index}].attributes");
+            check_attributes(&record, &field, &item.attributes, &BOX)?;
+            for identifier in PERCENT {
+                if let Some(value) = item.attributes.get(identifier)
+                    && !value.ends_with('%')
+                {
+                    return Err(invalid(
+                        record,
+                        &format!("{field}.{identifier}"),
+                        format!("'{value}' is not a percentage ending in %"),
+                    ));
+                }
+            }
+            for (image_index, image) in item.images.iter().enumerate() {
+                let field = format!("boxes[{box_index}].images[{image_index}].attributes");
+                check_attributes(&record, &field, &image.attributes, &IMAGE)?;
+            }
         }
+    }
+    Ok(())
+}
+
+/// Checks attributes: each identifier one of `known`, each text within the answer's limits.
+fn check_attributes(
+    record: &str,
+    field: &str,
+    attributes: &BTreeMap<String, String>,
+    known: &[&str],
+) -> Result<(), BootstrapError> {
+    for (identifier, value) in attributes {
+        if !known.contains(&identifier.as_str()) {
+            return Err(invalid(
+                record.to_string(),
+                &format!("{field}.{identifier}"),
+                format!(
+                    "not an attribute identifier here; those are {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        fits(record, field, value, &tables::BRIEFING_ATTRIBUTE, "value")?;
     }
     Ok(())
 }
@@ -128,7 +154,7 @@ impl Loader<'_, '_> {
         .bind(channel)
         .bind(&briefing.module_cfg)
         .bind(&briefing.locale)
-        .bind(&briefing.layout)
+        .bind(briefing.layout.to_string())
         .bind(&briefing.name)
         .bind(json(&briefing.attributes))
         .execute(&mut **self.transaction)
@@ -151,7 +177,7 @@ impl Loader<'_, '_> {
                  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
             )
             .bind(layout)
-            .bind(&item.id)
+            .bind(item.id.to_string())
             .bind(&item.layer)
             .bind(&item.name)
             .bind(&item.type_)

@@ -380,7 +380,7 @@ impl Loader<'_, '_> {
     async fn write(
         &mut self,
         document: &Bootstrap,
-        binaries: &mut std::vec::IntoIter<Vec<u8>>,
+        binaries: &mut std::vec::IntoIter<assets::Binary>,
     ) -> Result<(), BootstrapError> {
         self.locales(document).await?;
         self.registry(document).await?;

@@ -12,7 +12,7 @@ use poem::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 
-use super::negotiate;
+use super::{binary, negotiate};
 use crate::{
     auth::{self, Caller},
     error::ApiError,
@@ -31,6 +31,8 @@ pub struct Context {
     pub response: &'static MediaType,
     /// Who is calling: for per-item access rights.
     pub caller: Caller,
+    /// The headers a binary answer is conditional on (`Range`, `If-Range`, `If-None-Match`).
+    pub conditions: binary::Conditions,
 }
 
 impl Host for Service {
@@ -62,6 +64,7 @@ impl Host for Service {
             request: request_media,
             response,
             caller,
+            conditions: binary::Conditions::of(operation, headers),
         })
     }
 
@@ -108,15 +111,7 @@ impl Host for Service {
     }
 
     fn respond_binary(&self, context: &Context, value: Binary) -> Result<Response, ApiError> {
-        let mut response = Response::builder().content_type(context.response.name);
-        if let Some(name) = value.file_name {
-            let disposition = format!(
-                "attachment; filename=\"{}\"",
-                name.replace(['"', '\\', '\r', '\n'], "_")
-            );
-            response = response.header(header::CONTENT_DISPOSITION, disposition);
-        }
-        Ok(response.body(value.content))
+        binary::respond(context.response.name, &context.conditions, value)
     }
 
     fn fail(&self, operation: &'static Operation, request: &Request, error: ApiError) -> Response {
@@ -205,6 +200,11 @@ impl Service {
             && let Ok(value) = HeaderValue::from_str(allowed)
         {
             response.headers_mut().insert(header::ALLOW, value);
+        }
+        if let ApiError::RangeNotSatisfiable(length) = error
+            && let Ok(value) = HeaderValue::from_str(&format!("bytes */{length}"))
+        {
+            response.headers_mut().insert(header::CONTENT_RANGE, value);
         }
         if let ApiError::NotAuthorized(_) = error {
             response

@@ -2,5 +2,6 @@
 //! that mounts the generated router beside the service's own endpoints.
 
 pub mod app;
+pub mod binary;
 pub mod host;
 pub mod negotiate;

@@ -207,6 +207,30 @@ pub(crate) fn success(echo: ResponseType, description: impl Into<String>) -> Res
     }
 }
 
+/// The echo turned into the record of an item saved: SUCCESS saying `text`, or, when there are
+/// reasons to warn, WARNING with each reason once, in the order it first arose, after `|`
+/// (specification, "Result record").
+pub(crate) fn saved(echo: ResponseType, text: &str, warnings: Vec<String>) -> ResponseType {
+    if warnings.is_empty() {
+        return success(echo, text);
+    }
+    let mut reasons: Vec<String> = Vec::with_capacity(warnings.len());
+    for warning in warnings {
+        if !reasons.contains(&warning) {
+            reasons.push(warning);
+        }
+    }
+    let description = std::iter::once(text.to_string())
+        .chain(reasons)
+        .collect::<Vec<_>>()
+        .join("|");
+    ResponseType {
+        status: ResponseTypeStatus::Warning,
+        description: Some(description),
+        ..echo
+    }
+}
+
 /// An ERROR record, refusing the item.
 pub(crate) fn refuse(echo: &ResponseType, description: impl Into<String>) -> ItemError {
     ItemError::Refused(Box::new(ResponseType {

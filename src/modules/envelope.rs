@@ -6,8 +6,8 @@ use core_api::{
     document::SCHEMA_VERSION,
     types::{
         ActionsRequest, AttrsPersistRequest, ClassesPersistRequest, GlossaryEntriesPersistRequest,
-        KeywordsPersistRequest, LinksRequest, MessagesPersistRequest, Meta, PimType, ResponseType,
-        Responses, ResponsesType, SchemaVersion,
+        KeywordsPersistRequest, LinksRequest, MessagesPersistRequest, Meta, PimType,
+        ProjectsPersistRequest, ResponseType, Responses, ResponsesType, SchemaVersion,
     },
 };
 
@@ -39,6 +39,7 @@ requests!(
     GlossaryEntriesPersistRequest,
     ActionsRequest,
     LinksRequest,
+    ProjectsPersistRequest,
 );
 
 /// Messages persist takes a plain list of messages, without an envelope.

@@ -8,6 +8,9 @@
 //! sees the same users, tokens and data, and ids come from the database.
 
 pub(crate) mod attributes;
+pub(crate) mod binaries;
+pub(crate) mod briefings;
+pub(crate) mod channels;
 pub(crate) mod classifications;
 pub(crate) mod components;
 pub(crate) mod definitions;
@@ -21,6 +24,7 @@ pub(crate) mod nodes;
 pub(crate) mod peos;
 pub(crate) mod records;
 pub(crate) mod trees;
+pub(crate) mod values;
 
 use std::path::Path;
 

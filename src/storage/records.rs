@@ -134,3 +134,30 @@ pub(crate) async fn find_restricted(
     };
     Ok(Some((found.id, roles)))
 }
+
+/// The roles each of the listed records is restricted to; a record missing from the map is
+/// unrestricted (and so is every record of a resource that cannot be restricted).
+pub(crate) async fn restrictions(
+    pool: &sqlx::AnyPool,
+    resource: &Resource,
+    ids: &[i64],
+) -> Result<std::collections::HashMap<i64, Vec<String>>, sqlx::Error> {
+    let mut roles: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    let Some(kind) = resource.restriction else {
+        return Ok(roles);
+    };
+    let rows: Vec<(String, i64, String)> = super::in_list(
+        pool,
+        "SELECT ar.kind, ar.record_id, r.name FROM access_restrictions ar \
+         JOIN roles r ON r.id = ar.role_id WHERE ar.record_id IN (",
+        ") ORDER BY ar.record_id, r.name",
+        ids,
+    )
+    .await?;
+    for (row_kind, id, role) in rows {
+        if row_kind == kind {
+            roles.entry(id).or_default().push(role);
+        }
+    }
+    Ok(roles)
+}

@@ -8,11 +8,13 @@ use contract_tests::{
     TestServer, backends, coverage, fixture, operations, redact_json, redact_xml, snapshot_dir,
 };
 use core_api::operations::{
-    ATTRIBUTE_DEFINITIONS_PERFORM, ATTRIBUTE_DEFINITIONS_QUERY, ATTRIBUTES_PERFORM,
-    ATTRIBUTES_PERSIST, ATTRIBUTES_QUERY, ATTRIBUTES_RETRIEVE, CLASSES_PERFORM, CLASSES_PERSIST,
+    ASSETS_VERSIONS_BIN, ATTRIBUTE_DEFINITIONS_PERFORM, ATTRIBUTE_DEFINITIONS_QUERY,
+    ATTRIBUTES_PERFORM, ATTRIBUTES_PERSIST, ATTRIBUTES_QUERY, ATTRIBUTES_RETRIEVE,
+    CHANNELS_PERSIST, CHANNELS_QUERY, CHANNELS_RETRIEVE, CLASSES_PERFORM, CLASSES_PERSIST,
     CLASSES_RETRIEVE, COMPONENTS_RETRIEVE, GET_CLASSES, GLOSSARY_ENTRIES_PERFORM,
     GLOSSARY_ENTRIES_PERSIST, KEYWORDS_PERSIST, KEYWORDS_RETRIEVE, LINKS_PERSIST, LOCALES_RETRIEVE,
-    MESSAGES_PERSIST, PEOS_LINKS_PERSIST, TRANSFORM,
+    MESSAGES_PERSIST, PEOS_LINKS_PERSIST, PEOS_QUERY, PEOS_RETRIEVE, RETRIEVE_CHANNEL_BRIEFINGS,
+    TRANSFORM,
 };
 use core_api_support::{Operation, Representation};
 use serde_json::{Value, json};
@@ -47,7 +49,8 @@ fn delete(data_type: &str, identity: Value) -> Value {
     action
 }
 
-/// The exchanges: a name, the operation, the caller's token (`None`: admin), the body.
+/// The exchanges: a name, the operation, the caller's token (`None`: admin), the body (for an
+/// operation taking query parameters, the query as a string).
 fn scenarios() -> Vec<(
     &'static str,
     &'static Operation,
@@ -305,6 +308,91 @@ fn scenarios() -> Vec<(
             ]}}),
         ),
         (
+            "channels_query",
+            &CHANNELS_QUERY,
+            None,
+            json!({"tid": "CAT-2027"}),
+        ),
+        (
+            "channels_query_roots",
+            &CHANNELS_QUERY,
+            None,
+            json!({"root": true}),
+        ),
+        (
+            "channels_retrieve",
+            &CHANNELS_RETRIEVE,
+            None,
+            json!({"tids": ["CAT-2027", "CAT-2027-SHIRTS-P1", "WEB-SHOP", "NOPE"]}),
+        ),
+        (
+            "channels_retrieve_without_access",
+            &CHANNELS_RETRIEVE,
+            Some(EDITOR),
+            json!({"tids": ["CAT-2027"]}),
+        ),
+        (
+            "channels_persist",
+            &CHANNELS_PERSIST,
+            None,
+            json!({"projects": {"project": [
+                {"tid": "CAT-2027-SOCKS", "parentTid": "CAT-2027", "type": "chapter", "name": "Socks",
+                 "vals": {"val": [
+                    {"attr": "headline", "type": "localized", "itm": [{"value": "Socks", "loc": "en_GB"}, {"value": "Socken", "loc": "xx_XX"}]},
+                    {"attr": "Nope", "itm": [{"value": "x"}]}
+                 ]}},
+                {"tid": "CAT-2027-SHIRTS", "name": "Shirts and tops", "parentTid": "WEB-SHOP"},
+                {"id": 1, "vals": {"val": [{"attr": "budget", "itm": [{"value": "30000"}]}]}},
+                {"id": 999999, "name": "Ghost"},
+                {"id": 1, "tid": "WEB-SHOP"},
+                {"tid": "NEW-1", "parentTid": "CAT-2027", "type": "brochure", "name": "x"},
+                {"parentTid": "CAT-2027", "type": "page", "name": "x"},
+                {"tid": "NEW-2", "parentTid": "CAT-2027", "name": "x"},
+                {"tid": "NEW-3", "type": "page", "name": "x"},
+                {"tid": "NEW-4", "parentTid": "NOPE", "type": "page", "name": "x"},
+                {"tid": "NEW-5", "parentId": 1, "type": "page"},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "budget", "itm": [{"value": "1"}, {"value": "2"}]}]}},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "headline", "type": "multiple", "itm": [{"value": "a", "pos": 1}, {"value": "b", "pos": 1}]}]}},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "headline", "type": "localized", "itm": [{"value": "a"}]}]}}
+            ]}}),
+        ),
+        (
+            "channel_briefings",
+            &RETRIEVE_CHANNEL_BRIEFINGS,
+            None,
+            json!({"tids": ["CAT-2027-SHIRTS-P1"], "briefingInfo": {"locale": "en_GB", "briefingModuleCfgTid": "BRIEFING-DEFAULT"}}),
+        ),
+        (
+            "peos_retrieve",
+            &PEOS_RETRIEVE,
+            None,
+            json!({"tids": ["PEO-100-WEB", "PEO-100-CAT", "PEO-300-DRAFT", "NOPE"], "withMetadata": true}),
+        ),
+        (
+            "peos_retrieve_names_only",
+            &PEOS_RETRIEVE,
+            None,
+            json!({"ids": [2, 1], "namesOnly": true}),
+        ),
+        (
+            "peos_retrieve_access_rights",
+            &PEOS_RETRIEVE,
+            Some(EDITOR),
+            json!({"tids": ["PEO-300-DRAFT", "PEO-200-CAT"]}),
+        ),
+        (
+            "peos_query",
+            &PEOS_QUERY,
+            None,
+            json!({"tidProject": "CAT-2027", "tidProduct": "P-100"}),
+        ),
+        (
+            "assets_versions_bin",
+            &ASSETS_VERSIONS_BIN,
+            None,
+            json!("assetTid=A-1001&versionNumber=1&format=thumbnail"),
+        ),
+        (
             "peos_links_persist_access_rights",
             &PEOS_LINKS_PERSIST,
             Some(EDITOR),
@@ -344,12 +432,36 @@ async fn answers_in_every_representation() {
                     .call(operation)
                     .token(token.unwrap_or(&server.token))
                     .accept(media.representation);
-                if operation.request.is_some() {
+                if let Some(query) = body.as_str() {
+                    call = call.query(query);
+                } else if operation.request.is_some() {
                     call = call.json(body);
                 }
                 let answer = call.send().await;
+                let header = |name: &str| {
+                    answer
+                        .headers
+                        .get(name)
+                        .and_then(|value| value.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string()
+                };
                 let (suffix, shown, value) = match media.representation {
                     Representation::Xml => ("xml", redact_xml(&answer.text), None),
+                    Representation::Binary => {
+                        let shown = [
+                            "content-length",
+                            "content-disposition",
+                            "etag",
+                            "accept-ranges",
+                        ]
+                        .iter()
+                        .map(|name| format!("{name}: {}", header(name)))
+                        .chain(std::iter::once(format!("{} bytes", answer.bytes.len())))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                        ("bin", shown, None)
+                    }
                     representation => {
                         let mut value: Value = serde_json::from_str(&answer.text).expect("JSON");
                         redact_json(&mut value);

@@ -1,4 +1,4 @@
-//! Every operation of the Common and PIM modules (and PEO links) through the generated `progenitor`
+//! Every operation of the document through the generated `progenitor`
 //! client, against a server with the demo catalogue: the client an integrator generates from the
 //! document talks to this server in JSON and reads its answers into its own types.
 
@@ -284,6 +284,94 @@ async fn every_pim_operation_through_the_generated_client() {
     server.stop().await;
 }
 
+/// Every operation of the CM, PEO and DAM modules through the generated client, on the demo
+/// catalogue; the briefing and the binary arrive as byte streams.
+async fn every_cm_peo_and_dam_operation_through_the_generated_client() {
+    use futures_util::TryStreamExt;
+    let server = TestServer::start().await;
+    let demo = bootstrap::demo().expect("the demo document");
+    bootstrap::load(&server.database, &demo, std::path::Path::new("."))
+        .await
+        .expect("the demo loads");
+    let client = Client::new_with_client(&server.url(""), server.client());
+    let bytes = |stream: core_client::ByteStream| async move {
+        stream
+            .into_inner()
+            .try_fold(Vec::new(), |mut all, chunk| async move {
+                all.extend_from_slice(&chunk);
+                Ok(all)
+            })
+            .await
+            .expect("the bytes")
+    };
+
+    let subtree = client
+        .channels_query(&from(json!({"tid": "CAT-2027", "level": 1})))
+        .await
+        .expect("channels queried")
+        .into_inner();
+    assert_eq!(
+        subtree.tids,
+        ["CAT-2027", "CAT-2027-SHIRTS", "CAT-2027-TROUSERS"]
+    );
+    let persisted = client
+        .channels_persist(&from(json!({"projects": {"project": [
+            {"tid": "CAT-2027-SOCKS", "parentTid": "CAT-2027", "type": "chapter", "name": "Socks",
+             "vals": {"val": [{"attr": "budget", "itm": [{"value": "800"}]}]}}
+        ]}})))
+        .await
+        .expect("channels persisted")
+        .into_inner();
+    assert_eq!(
+        statuses(persisted.responses),
+        ["Success The project has been created successfully"]
+    );
+    let retrieved = client
+        .channels_retrieve(&from(json!({"tids": ["CAT-2027-SOCKS"]})))
+        .await
+        .expect("channels retrieved")
+        .into_inner();
+    let project = &retrieved.projects.expect("projects").project[0];
+    assert_eq!(project.parent_tid.as_deref(), Some("CAT-2027"));
+    assert_eq!(
+        project.vals.as_ref().expect("vals").val[0].itm[0].value,
+        "800"
+    );
+    let briefing = client
+        .retrieve_channel_briefings(&from(json!({"tids": ["CAT-2027-SHIRTS-P1"],
+            "briefingInfo": {"locale": "en_GB", "briefingModuleCfgTid": "BRIEFING-DEFAULT"}})))
+        .await
+        .expect("briefing retrieved")
+        .into_inner();
+    let briefing = String::from_utf8(bytes(briefing).await).expect("XML");
+    assert!(briefing.contains("<patch-briefing>"), "{briefing}");
+
+    let peos = client
+        .peos_retrieve(&from(
+            json!({"tids": ["PEO-100-WEB"], "withMetadata": true}),
+        ))
+        .await
+        .expect("PEOs retrieved")
+        .into_inner();
+    let peo = &peos.peos.expect("peos").peo[0];
+    assert_eq!(peo.product.as_deref(), Some("P-100"));
+    assert!(peo.meta.is_some());
+    let queried = client
+        .peos_query(&from(json!({"tidProject": "CAT-2027"})))
+        .await
+        .expect("PEOs queried")
+        .into_inner();
+    assert_eq!(queried.tids, ["PEO-100-CAT", "PEO-200-CAT"]);
+
+    let binary = client
+        .assets_versions_bin(None, Some("A-1001"), None, Some(1), None)
+        .await
+        .expect("the binary")
+        .into_inner();
+    assert!(bytes(binary).await.starts_with(b"\x89PNG"));
+    server.stop().await;
+}
+
 /// A documented error status reaches the client as its error body: no component is configured
 /// on an empty database.
 async fn a_documented_error_reaches_the_client_as_its_error_body() {
@@ -304,5 +392,6 @@ async fn a_documented_error_reaches_the_client_as_its_error_body() {
 contract_tests::trials!(
     every_common_operation_through_the_generated_client,
     every_pim_operation_through_the_generated_client,
+    every_cm_peo_and_dam_operation_through_the_generated_client,
     a_documented_error_reaches_the_client_as_its_error_body,
 );

@@ -11,9 +11,15 @@ use contract_tests::{
 use core_server::{bootstrap::Bootstrap, storage::Backend};
 use serde_json::{Value, json};
 
+/// The bytes of a documented download, as the example shows them.
+fn base64(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
 /// What the examples read: the specification's locales (ids 1 to 3), keywords, glossaries (ids
-/// 1 and 2), a product already linked to an asset, and the PEOs and channels of the PEO link
-/// example (ids 7002 and 598801, given in [`place_documented_ids`]).
+/// 1 and 2), assets (1001 on, with the versions and preview the downloads name) and a product
+/// already linked to an asset; the asset ids are placed by [`place_next_ids`] before the load.
 fn specification() -> Bootstrap {
     fixture(json!({
         "locales": [
@@ -25,7 +31,17 @@ fn specification() -> Bootstrap {
              "frontendLocale": true, "customDateFormatsEnabled": true}
         ],
         "components": {"PIM": "ACTIVE", "CM": "ACTIVE", "DAM": "ACTIVE", "PEO": "ACTIVE"},
-        "assets": [{"tid": "A-1001"}, {"tid": "A-1002"}],
+        "assets": [
+            {"tid": "A-1001", "path": "/catalog/2025/cover.jpg", "versions": [
+                {"versionNumber": 1, "tid": "V-1001-1", "mediaType": "image/jpeg", "fileName": "cover.jpg",
+                 "content": {"base64": base64("<binary content of /catalog/2025/cover.jpg>")}},
+                {"versionNumber": 2, "tid": "V-1001-2", "mediaType": "image/jpeg", "fileName": "cover.jpg",
+                 "content": {"base64": base64("<binary content of version 2 of /catalog/2025/cover.jpg>")},
+                 "previews": [{"format": "thumbnail", "mediaType": "image/jpeg",
+                   "content": {"base64": base64("<thumbnail of version 2 of /catalog/2025/cover.jpg>")}}]}
+            ]},
+            {"tid": "A-1002"}
+        ],
         "attributeDefinitions": [{"tid": "Main_Image", "type": "ref", "cardinality": 3}],
         "products": [{"tid": "PR-4711", "assets": [{"asset": "A-1002", "linkType": "Main_Image"}]}],
         "glossaries": [
@@ -37,15 +53,86 @@ fn specification() -> Bootstrap {
         "keywords": [
             {"path": "/Season", "names": {"de_DE": "Jahreszeit"}},
             {"path": "/Season/Summer", "names": {"de_DE": "Sommer"}, "assets": ["A-1001"]}
+        ]
+    }))
+}
+
+/// What the CM, PEO and DAM examples read besides [`specification`]: the channel tree under
+/// SS2025 (598800 on) with its values, links, PEOs (7001 on) and briefing, and the attributes
+/// registered for channels (loaded for those modules only, so that the PIM examples count the
+/// attribute definitions they name).
+fn channels() -> Bootstrap {
+    let text = |value: &str| json!({"items": [{"value": value}]});
+    let mut comment = text("Cover page");
+    comment["attr"] = json!("Comment");
+    let mut product_claim = text("Breathable cotton");
+    product_claim["attr"] = json!("Product_Claim");
+    product_claim["origin"] = json!("PRODUCT");
+    product_claim["node"] = json!("/Apparel/Shirts");
+    product_claim["dataType"] = json!("text");
+    let mut price = text("19.99");
+    price["attr"] = json!("Price");
+    let attributes = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(key, value)| ((*key).to_string(), json!(value)))
+            .collect::<serde_json::Map<String, Value>>()
+    };
+    fixture(json!({
+        "attributeDefinitions": [
+            {"tid": "Comment", "type": "text"},
+            {"tid": "Target_Sizes", "type": "text"},
+            {"tid": "Claim", "type": "text"},
+            {"tid": "Product_Claim", "type": "text"},
+            {"tid": "Price", "type": "text"}
         ],
-        "channelTypes": ["webshop"],
+        "channelTypes": ["webshop", "Advertising media"],
+        "channelAttributes": ["Comment", "Target_Sizes", "Claim", "Product_Claim", "Price"],
         "channels": [
-            {"tid": "SS2025-Web", "type": "webshop", "name": "Spring/Summer 2025 web shop"},
-            {"tid": "SS2025-Print", "type": "webshop", "name": "Spring/Summer 2025 print"}
+            {"tid": "SS2025", "type": "Advertising media", "name": "Spring/Summer 2025", "orderSequence": 1},
+            {"tid": "SS2025-Print", "type": "Advertising media", "parent": "SS2025",
+             "name": "Spring/Summer 2025 print", "orderSequence": 1},
+            {"tid": "SS2025-Print-P1", "type": "Advertising media", "parent": "SS2025-Print",
+             "name": "Print page 1", "orderSequence": 1, "icon": "/icons/cm/page.png",
+             "htmlIcon": "/icons/cm/page.svg", "allowedFunctions": ["edit", "briefing", "export"],
+             "values": [
+                comment,
+                {"attr": "Target_Sizes", "type": "multiple", "items": [{"value": "S", "pos": 0}, {"value": "M", "pos": 1}]},
+                {"attr": "Claim", "type": "localized", "items": [
+                    {"value": "Sommer kommt", "loc": "de_DE"}, {"value": "Summer is coming", "loc": "en_GB"}]},
+                product_claim
+             ],
+             "assets": ["A-1001"]},
+            {"tid": "SS2025-Web", "type": "webshop", "parent": "SS2025",
+             "name": "Spring/Summer 2025 web shop", "orderSequence": 2}
         ],
         "peos": [
-            {"tid": "PEO-AW", "product": "PR-4711", "name": "Autumn/winter"},
-            {"tid": "PEO-SS", "product": "PR-4711", "name": "Spring/summer"}
+            {"tid": "PEO-SS25-WEB", "product": "PR-4711", "template": "Web shop", "default": true,
+             "name": "Web shop prices", "nodes": ["SS2025-Print-P1"], "channels": ["SS2025-Print-P1"],
+             "values": [price]},
+            {"tid": "PEO-SS", "product": "PR-4711", "name": "Spring/summer"},
+            {"tid": "PEO-AW", "product": "PR-4711", "name": "Autumn/winter"}
+        ],
+        "briefings": [
+            {"channel": "SS2025-Print-P1", "moduleCfg": "F.BriefingModule.ACC", "locale": "de_DE",
+             "layout": 4711, "name": "Print page 1",
+             "attributes": {"width": "210.0", "height": "297.0"},
+             "boxes": [{"id": 1, "layer": "Default", "name": "Cover", "type": "image",
+                "attributes": attributes(&[
+                    ("width", "180.0"), ("height", "120.0"), ("xpos", "15.0"), ("ypos", "20.0"),
+                    ("zpos", "1"), ("content_width", "100.0%"), ("content_height", "100.0%"),
+                    ("content_xpos", "0.0"), ("content_ypos", "0.0"), ("content_rotate_angle", "0.0"),
+                    ("content_reflection", "false"), ("order_name", "1"), ("dummy_width", "100.0%"),
+                    ("dummy_height", "100.0%"), ("dummy_xpos", "0.0"), ("dummy_ypos", "0.0"),
+                    ("dummy_rotate_angle", "0.0"), ("dummy_reflection", "false"),
+                    ("text_article", "PR-4711")
+                ]),
+                "images": [{"type": "origin", "attributes": attributes(&[
+                    ("image_path", "/catalog/2025/cover.jpg"), ("image_width", "1800"),
+                    ("image_height", "1200"), ("image_offset_x", "0.0"), ("image_offset_y", "0.0"),
+                    ("image_rotate_angle", "0.0"), ("flipped_horizontal", "false"),
+                    ("flipped_vertical", "false"), ("image_scale", "100.0")
+                ])}]}]}
         ]
     }))
 }
@@ -112,9 +199,25 @@ async fn place_next_ids(server: &TestServer, table: &str, last: i64) {
     placed.expect("the next id is placed");
 }
 
-/// Gives the records the documented examples address by number the ids they name: the PEO link
-/// example links PEO 7002 to project 598801; the PIM records are loaded with theirs.
-async fn place_documented_ids(server: &TestServer) {
+/// Gives the records the documented examples address by number the ids they name, loading the
+/// fixtures: assets from 1001, channels from 598800 (SS2025-Print is 598801, SS2025-Print-P1
+/// 598802, and a channel persist creates 598804), PEOs from 7001, and the PIM records with
+/// theirs; PEO-SS25-WEB was last modified in the first quarter of 2024, as the PEO query
+/// example asks.
+async fn load_with_documented_ids(server: &TestServer, module: &str) {
+    for (table, last) in [("assets", 1000), ("channels", 598_799), ("peos", 7000)] {
+        place_next_ids(server, table, last).await;
+    }
+    server.load(&specification()).await;
+    if matches!(module, "CM" | "PEO" | "DAM") {
+        server.load(&channels()).await;
+        sqlx::query(
+            "UPDATE peos SET modified_at = '2024-02-01T10:00:00.000Z' WHERE tid = 'PEO-SS25-WEB'",
+        )
+        .execute(server.database.pool())
+        .await
+        .expect("the documented modification date is placed");
+    }
     for (table, last) in [
         ("attribute_definitions", 500),
         ("classification_nodes", 399),
@@ -123,15 +226,32 @@ async fn place_documented_ids(server: &TestServer) {
         place_next_ids(server, table, last).await;
     }
     server.load(&pim()).await;
-    for statement in [
-        "UPDATE peos SET id = 7002 WHERE tid = 'PEO-SS'",
-        "UPDATE channels SET id = 598801 WHERE tid = 'SS2025-Print'",
-    ] {
-        sqlx::query(statement)
-            .execute(server.database.pool())
-            .await
-            .expect("the documented ids are placed");
-    }
+}
+
+/// The query of a documented exchange without a body: each parameter with an example of its
+/// name.
+fn query_of(document: &Value, operation: &str, name: &str) -> Option<String> {
+    let parameters = document["paths"]
+        .as_object()?
+        .values()
+        .filter_map(|item| item.get("post").or_else(|| item.get("get")))
+        .find(|candidate| candidate["operationId"] == operation)?
+        .get("parameters")?
+        .as_array()?;
+    let pairs: Vec<String> = parameters
+        .iter()
+        .filter_map(|parameter| {
+            let reference = parameter["$ref"].as_str()?.strip_prefix("#/")?;
+            let parameter = document.pointer(&format!("/{reference}"))?;
+            let value = parameter.pointer(&format!("/examples/{name}/value"))?;
+            let text = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            Some(format!("{}={text}", parameter["name"].as_str()?))
+        })
+        .collect();
+    (!pairs.is_empty()).then(|| pairs.join("&"))
 }
 
 fn example_named<'a>(
@@ -188,11 +308,12 @@ async fn every_example_of_the_implemented_operations_is_answered_as_documented()
                     };
                     // A fresh database per exchange: persist examples create what they name.
                     let server = TestServer::start_on(&url).await;
-                    server.load(&specification()).await;
-                    place_documented_ids(&server).await;
+                    load_with_documented_ids(&server, operation.module).await;
                     let mut call = server.call(operation).accept(answer.representation);
                     if operation.request.is_some() {
                         call = call.body(request.representation(), request.bytes());
+                    } else if let Some(query) = query_of(&document, operation.id, &request.name) {
+                        call = call.query(&query);
                     }
                     let reply = call.send().await;
                     let label = format!("{} → {}", request.label(), answer.name);

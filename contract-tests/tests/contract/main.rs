@@ -6,6 +6,8 @@
 mod answers;
 mod auth;
 mod client;
+mod cm;
+mod dam;
 mod examples;
 mod glossary;
 mod http;
@@ -13,6 +15,7 @@ mod keywords;
 mod links;
 mod locales;
 mod messages;
+mod peo;
 mod peo_links;
 mod pim;
 mod transform;
@@ -22,6 +25,8 @@ fn main() {
         answers::trials(),
         auth::trials(),
         client::trials(),
+        cm::trials(),
+        dam::trials(),
         examples::trials(),
         glossary::trials(),
         http::trials(),
@@ -29,6 +34,7 @@ fn main() {
         links::trials(),
         locales::trials(),
         messages::trials(),
+        peo::trials(),
         peo_links::trials(),
         pim::trials(),
         transform::trials(),

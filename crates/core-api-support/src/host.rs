@@ -20,13 +20,43 @@ pub struct NotImplemented {
     pub operation: &'static Operation,
 }
 
-/// The body of a binary answer (`application/octet-stream`).
-#[derive(Debug, Clone)]
+/// The body of a binary answer (`application/octet-stream`): its length, its validator and a way
+/// to read any range of it, so that the server answers whole (200), in part (206) or not at all
+/// (304) without holding the bytes.
 pub struct Binary {
-    /// The bytes.
-    pub content: bytes::Bytes,
+    /// The length in bytes.
+    pub length: u64,
     /// The file name announced in `Content-Disposition`, when known.
     pub file_name: Option<String>,
+    /// A strong validator of the bytes (`ETag`, without quotes), when known.
+    pub etag: Option<String>,
+    /// Where the bytes are read from.
+    pub source: Box<dyn ByteSource>,
+}
+
+impl std::fmt::Debug for Binary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Binary")
+            .field("length", &self.length)
+            .field("file_name", &self.file_name)
+            .field("etag", &self.etag)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bytes an answer streams: opened once, for the range the answer sends.
+pub trait ByteSource: Send + 'static {
+    /// The bytes `start..end` (end exclusive, within the length) as a body.
+    fn open(self: Box<Self>, start: u64, end: u64) -> Body;
+}
+
+/// Bytes held in memory are their own source.
+impl ByteSource for bytes::Bytes {
+    fn open(self: Box<Self>, start: u64, end: u64) -> Body {
+        let length = self.len();
+        let clamp = |at: u64| usize::try_from(at).map_or(length, |at| at.min(length));
+        Body::from_bytes(self.slice(clamp(start)..clamp(end)))
+    }
 }
 
 /// What generated handlers need from the server: every step of a request that is not the

@@ -12,7 +12,7 @@ pub mod list;
 pub mod operation;
 pub mod schema;
 
-pub use host::{Binary, Described, Host, NotImplemented};
+pub use host::{Binary, ByteSource, Described, Host, NotImplemented};
 pub use operation::{
     Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
 };

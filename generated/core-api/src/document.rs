@@ -2552,7 +2552,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "CM"
         ],
         "summary": "Retrieve channels",
-        "description": "Request `application/json` (ChannelRequestDto): `ids` or `tids`. Response: PimType with\n`projects` (tree of channels with `vals`, `links`, `peos`). A caller without access to the\nendpoint gets 403.\n\nReturns exactly the requested channels, without descendants, as a flat `projects` list in\nrequest order; \"tree\" is each channel's element tree (D-18). Each carries `id`, `tid`, both\n`parentId` and `parentTid` (except roots), `type`, `orderSequence`, `name`, `meta` (`id`,\n`creationDate`, `modificationDate`, `htmlIcon`, `icon`, `allowedFunctions`), `vals`, `links` and\n`peos` (each PEO with its `vals` and `nodes`). Unknown or inaccessible ids/tids are skipped;\n`ids` and `tids` together select their union; neither is 400.\n",
+        "description": "Request `application/json` (ChannelRequestDto): `ids` or `tids`. Response: PimType with\n`projects` (tree of channels with `vals`, `links`, `peos`). A caller without access to the\nendpoint gets 403.\n\nReturns exactly the requested channels, without descendants, as a flat `projects` list in\nrequest order; \"tree\" is each channel's element tree (D-18). Each carries `id`, `tid`, both\n`parentId` and `parentTid` (except roots), `type`, `orderSequence`, `name`, `meta` (`id`,\n`creationDate`, `modificationDate`, `htmlIcon`, `icon`, `allowedFunctions`), `vals`, `links` and\n`peos` (each PEO with its `vals` and `nodes`). Unknown or inaccessible ids/tids are skipped;\n`ids` and `tids` together select their union (a channel named twice is answered once); neither\nis 400; each holds at most 1,000 entries (D-37). `meta` items without a value are left out.\n`vals` lists attributes in the order they were first saved, `multiple` items by `pos`,\n`localized` items by `loc`. `links` lists the linked assets the caller may see (key = asset\n`tid`, text = its path, empty when it has none). `peos` lists the PEOs linked to the channel\n(PEO links persist) that the caller may see, by tid, each with `tid`, `product`, `template`,\n`default`, `name`, `nodes` and `vals`, without `meta`.\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -3012,13 +3012,13 @@ pub const OPENAPI_JSON: &str = r##"{
           "CM"
         ],
         "summary": "Create or update channels",
-        "description": "Request: PimType with `projects`. Create: `project` with `tid`, `type`, `parentTid` or\n`parentId`, `name`, optional `vals`. Rename: `project` identified by `id` or `tid` with a new\n`name`. Change values: `project` identified by `id` or `tid` with `vals`; only supplied attribute\nvalues are stored, others stay unchanged; only attributes registered in the service can be\nsaved. Response: PimType with `responses`, one per channel (`dataType=project`, `tid`, `status`,\n`description` on error).\n\nAccepts and answers all three representations (D-19). Identification: `id` given → update\n(unknown: \"Project with id <id> not found\"); otherwise an existing `tid` → update; otherwise\ncreate, which needs a valid `type` (\"Project type '<type>' not found\", D-42), a resolvable parent\n(\"Parent project not found\") and a `tid` (\"Missing required value 'tid'\"). Success: \"The project\nhas been created successfully\" (`action=create`), \"The project has been saved successfully\"\n(`action=update`). An unregistered attribute gives `WARNING`: the registered values are saved and\n\"Attribute '<attr>' is not registered\" is appended. A supplied `val` replaces that attribute's\nvalue: for `multiple` all positions, for `localized` only the supplied locales; a `val` without\n`itm` clears the value. A parent change on update is not supported (`WARNING` \"Changing the parent\nis not supported\").\n",
+        "description": "Request: PimType with `projects`. Create: `project` with `tid`, `type`, `parentTid` or\n`parentId`, `name`, optional `vals`. Rename: `project` identified by `id` or `tid` with a new\n`name`. Change values: `project` identified by `id` or `tid` with `vals`; only supplied attribute\nvalues are stored, others stay unchanged; only attributes registered in the service can be\nsaved. Response: PimType with `responses`, one per channel (`dataType=project`, `tid`, `status`,\n`description` on error).\n\nAccepts and answers all three representations (D-19). Identification: `id` given → update\n(unknown: \"Project with id <id> not found\"; a `tid` beside it must be the channel's: \"The tid of\nproject <id> is '<tid>'\"); otherwise an existing `tid` → update; otherwise create, which needs a\n`tid` (\"Missing required value 'tid'\"), a `type` (\"Missing required value 'type'\") that is\nvalid (\"Project type '<type>' not found\", D-42), a parent by `parentId` or `parentTid`,\n`parentId` first (\"Missing required value 'parentTid' or 'parentId'\", \"Parent project not\nfound\"), and a `name` (\"Missing required value 'name'\"); without `orderSequence` a new channel\ncomes after its siblings; a `tid` that a concurrent request created first refuses the item as\nalready existing. Success: \"The project\nhas been created successfully\" (`action=create`), \"The project has been saved successfully\"\n(`action=update`); the record carries `id` and `tid`. An update changes only what the item\ngives: `name`, `type` (a valid one), `orderSequence`, and each supplied `val`. A `val` whose\n`attr` is not an attribute registered for channels gives `WARNING`: the other values are saved\nand \"Attribute '<attr>' is not registered\" is appended. A supplied `val` replaces that\nattribute's value: a single value holds one `itm` (\"Attribute '<attr>' holds one value, not\n<n>\"), `multiple` all positions (each `pos` once, \"Position <pos> of attribute '<attr>' is given\ntwice\"; without `pos` the item's place), `localized` only the supplied locales (each `itm` with\na `loc`, \"Localized value of attribute '<attr>' needs 'loc'\"; an unknown locale gives\n`WARNING` \"Cannot find language id with code '<code>'.\" and that text is not saved); a `val`\nwithout `itm` clears the value. `origin`, `node` and `dataType` are stored as given; retrieval\nshows the definition's type as `dataType` when none was given. A parent change on update is not\nsupported (`WARNING` \"Changing the parent is not supported\"). An item refused with `ERROR`\nwrites nothing.\n",
         "requestBody": {
           "required": true,
           "content": {
             "application/xml; charset=UTF-8": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ProjectsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -3029,7 +3029,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ProjectsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -3109,7 +3109,7 @@ pub const OPENAPI_JSON: &str = r##"{
             },
             "application/json+compact": {
               "schema": {
-                "$ref": "#/components/schemas/PimType"
+                "$ref": "#/components/schemas/ProjectsPersistRequest"
               },
               "examples": {
                 "create": {
@@ -3296,7 +3296,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "CM"
         ],
         "summary": "Retrieve a channel briefing",
-        "description": "Request JSON: `tids` or `ids`; `briefingInfo` object: `locale` (locale tid),\n`briefingModuleCfgTid`. Response: XML root `patch-briefing` holding `layout` (attributes `id`,\n`name`): `attribute` children with `identifier` (`width`, `height`; decimal text), empty\n`seitenbriefing`, `boxes`, `briefing_images`. Each `box` (attributes `id`, `layer`, `name`,\n`type`) has `attribute` children, an `images` element holding `image` (attribute `type`, seen\n`origin`) with `attribute` children, and empty elements `box_data`, `related_products`,\n`box_data_attributes`, `briefing_images`. A channel without boxes yields an empty `boxes`.\nPercent values are strings ending in `%`.\n\nThe answer is always `application/xml; charset=UTF-8` (an `Accept` that excludes it is 406).\nExactly one channel per request (a second is 400); `briefingInfo` with both fields is required\n(400). An unknown channel, locale or module configuration, or a channel without a layout, is 404\n(D-20).\n",
+        "description": "Request JSON: `tids` or `ids`; `briefingInfo` object: `locale` (locale tid),\n`briefingModuleCfgTid`. Response: XML root `patch-briefing` holding `layout` (attributes `id`,\n`name`): `attribute` children with `identifier` (`width`, `height`; decimal text), empty\n`seitenbriefing`, `boxes`, `briefing_images`. Each `box` (attributes `id`, `layer`, `name`,\n`type`) has `attribute` children, an `images` element holding `image` (attribute `type`, seen\n`origin`) with `attribute` children, and empty elements `box_data`, `related_products`,\n`box_data_attributes`, `briefing_images`. A channel without boxes yields an empty `boxes`.\nPercent values are strings ending in `%`.\n\nThe answer is always `application/xml; charset=UTF-8` (an `Accept` that excludes it is 406).\nExactly one channel per request (none or a second is 400); `briefingInfo` with both fields is\nrequired (400). An unknown channel, locale or module configuration, or a channel without a\nlayout for them, is 404 (D-20), whose `errorMessage` is \"Project with tid '<tid>' not found\",\n\"Project with id <id> not found\", \"Locale '<locale>' not found\", \"Briefing module\nconfiguration '<tid>' not found\" or \"Project '<tid>' has no briefing layout for '<cfg>' in\nlocale '<locale>'\". Every `attribute` identifier listed above is written, in that order (layout:\n`width`, `height`; box: the 19; image: the 9), with the text the layout was loaded with, empty\nwhen it was loaded without it; `content_width`, `content_height`, `dummy_width` and\n`dummy_height` are percentages ending in `%` (the bootstrap refuses other values).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -5579,7 +5579,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "PEO"
         ],
         "summary": "Retrieve PEOs",
-        "description": "Request `application/json` (PeoRequest): `ids`, `tids`, `withMetadata` (default false),\n`namesOnly` (default false; returns only names for speed). When both `tids` and `ids` are sent,\n`ids` are ignored. Response: PimType with `peos`.\n\nThe specification's example request uses the prefix `/api/core/v1/pim/peos/retrieve`; both\nprefixes are accepted: `/api/core/v1/peo/peos/retrieve` is canonical and\n`/api/core/v1/pim/peos/retrieve` is served as an exact, deprecated alias (same handler,\npermissions and answers), listed in `x-path-aliases` (D-29). `namesOnly` gives each `peo` only\n`tid` and `name` (plus `meta` with `withMetadata`); unknown or inaccessible PEOs are skipped, 404\nwhen none remains; neither `ids` nor `tids` (or both empty) is 400 (D-30).\n",
+        "description": "Request `application/json` (PeoRequest): `ids`, `tids`, `withMetadata` (default false),\n`namesOnly` (default false; returns only names for speed). When both `tids` and `ids` are sent,\n`ids` are ignored. Response: PimType with `peos`.\n\nThe specification's example request uses the prefix `/api/core/v1/pim/peos/retrieve`; both\nprefixes are accepted: `/api/core/v1/peo/peos/retrieve` is canonical and\n`/api/core/v1/pim/peos/retrieve` is served as an exact, deprecated alias (same handler,\npermissions and answers), listed in `x-path-aliases` (D-29). `namesOnly` gives each `peo` only\n`tid` and `name` (plus `meta` with `withMetadata`), read without the PEO's product, nodes and\nvalues; unknown or inaccessible PEOs are skipped, 404 when none remains (\"None of the requested\nPEOs was found\"); neither `ids` nor `tids` (or both empty) is 400 (D-30). PEOs come in request\norder, each once. Without `namesOnly` each `peo` has `tid`, `product`, `template`, `default`,\n`name`, `meta` (with `withMetadata`), `nodes` and `vals`.\n",
         "x-path-aliases": [
           "/api/core/v1/pim/peos/retrieve"
         ],
@@ -5782,7 +5782,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "PEO"
         ],
         "summary": "Query PEO tids",
-        "description": "Request `application/json` (PeoQuery), all optional, combined with AND: `tidProduct`,\n`modifiedFrom` and `modifiedUntil` (local timestamps `YYYY-MM-DDThh:mm:ss.SSS`), `names`,\n`tidProject`, `withChildren` (default true; with `tidProject`, PEOs of child projects are\nincluded). Response `application/json` (PeoRequest): `tids`.\n\nBounds are inclusive, in the service's configured time zone (default UTC); a timestamp in another\nformat or with a zone designator is 400; an unknown `tidProject` or `tidProduct` is 404; tids are\nsorted (D-31).\n",
+        "description": "Request `application/json` (PeoQuery), all optional, combined with AND: `tidProduct`,\n`modifiedFrom` and `modifiedUntil` (local timestamps `YYYY-MM-DDThh:mm:ss.SSS`), `names`,\n`tidProject`, `withChildren` (default true; with `tidProject`, PEOs of child projects are\nincluded). Response `application/json` (PeoRequest): `tids`.\n\nBounds are inclusive, in the service's configured time zone (`--time-zone`, default UTC); a\ntimestamp in another format, with a zone designator or naming no real time is 400; an unknown\n`tidProject` or `tidProduct` (or a product the caller may not see) is 404 (\"Project '<tid>' not\nfound\", \"Product '<tid>' not found\"); tids are sorted; PEOs the caller may not see are left out\n(D-31). A PEO belongs to the projects it is linked to (PEO links persist).\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -5805,11 +5805,11 @@ pub const OPENAPI_JSON: &str = r##"{
         },
         "responses": {
           "200": {
-            "description": "PeoRequest with only `tids` filled.",
+            "description": "The PEO tids (the specification's PeoRequest with only `tids` filled).",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/PeoRequest"
+                  "$ref": "#/components/schemas/PeoQueryResponse"
                 },
                 "examples": {
                   "project": {
@@ -6146,7 +6146,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "DAM"
         ],
         "summary": "Download the binary of an asset version",
-        "description": "Request: URL query parameters, no body: `assetTid`, `assetId`, `format` (preview type),\n`versionNumber`, `versionTid`. Examples: asset id with version number; asset tid with version\nnumber; version tid with format. Response `application/octet-stream`: the binary.\n\nValid combinations (D-36): exactly one of `assetId`/`assetTid`, with an optional `versionNumber`\n(absent: the latest version); or `versionTid` alone. `format` is optional (absent: the original\nbinary). No identifier, contradictory identifiers or a non-integer number is 400. An unknown\nasset, version or format, a missing preview, or an asset the caller may not see is 404. The answer\ncarries `Content-Length` and `Content-Disposition`.\n",
+        "description": "Request: URL query parameters, no body: `assetTid`, `assetId`, `format` (preview type),\n`versionNumber`, `versionTid`. Examples: asset id with version number; asset tid with version\nnumber; version tid with format. Response `application/octet-stream`: the binary.\n\nValid combinations (D-36): exactly one of `assetId`/`assetTid`, with an optional `versionNumber`\n(absent: the latest version); or `versionTid` alone. `format` is optional (absent: the original\nbinary). No identifier, contradictory identifiers or a non-integer number is 400. An unknown\nasset, version or format, a missing preview, or an asset the caller may not see is 404, whose\n`errorMessage` is \"Asset not found\", \"Asset version not found\" or \"Preview '<format>' not found\".\nThe answer carries `Content-Length`, `Content-Disposition` (the version's file name, else the\nasset's tid; a preview's is prefixed with its format and `_`), `ETag` (a strong validator of those bytes) and `Accept-Ranges: bytes`. The binary\nis streamed from storage, never held whole. `If-None-Match` naming the current `ETag` (or `*`)\nis 304 without a body. A `Range` of one byte range (`bytes=a-b`, `bytes=a-`, `bytes=-n`) is 206\nwith `Content-Range` and only those bytes; several ranges, a malformed `Range` or an `If-Range`\nthat is not the current `ETag` get the whole binary (200); a range starting at or beyond the end\nis 416 with `Content-Range: bytes */<length>`.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/assetTid"
@@ -6173,6 +6173,24 @@ pub const OPENAPI_JSON: &str = r##"{
                 "schema": {
                   "type": "string"
                 }
+              },
+              "Content-Length": {
+                "description": "The length of the binary in bytes.",
+                "schema": {
+                  "type": "integer"
+                }
+              },
+              "ETag": {
+                "description": "A strong validator of the bytes (a quoted SHA-256 in hex).",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Accept-Ranges": {
+                "description": "Always `bytes`.",
+                "schema": {
+                  "type": "string"
+                }
               }
             },
             "content": {
@@ -6182,10 +6200,60 @@ pub const OPENAPI_JSON: &str = r##"{
                   "format": "binary"
                 },
                 "examples": {
-                  "bytes": {
-                    "summary": "The bytes of the version (shown here as text)",
+                  "byAssetId": {
+                    "summary": "Asset 1001, version 1 (`?assetId=1001&versionNumber=1`; the bytes shown as text)",
                     "value": "<binary content of /catalog/2025/cover.jpg>"
+                  },
+                  "byAssetTid": {
+                    "summary": "Asset A-1001, version 2 (`?assetTid=A-1001&versionNumber=2`)",
+                    "value": "<binary content of version 2 of /catalog/2025/cover.jpg>"
+                  },
+                  "byVersionTid": {
+                    "summary": "The thumbnail of version V-1001-2 (`?versionTid=V-1001-2&format=thumbnail`)",
+                    "value": "<thumbnail of version 2 of /catalog/2025/cover.jpg>"
                   }
+                }
+              }
+            }
+          },
+          "206": {
+            "description": "The bytes of the one range the `Range` header asked for (D-36).",
+            "headers": {
+              "Content-Range": {
+                "description": "`bytes <first>-<last>/<length>`",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Length": {
+                "description": "The length of the range in bytes.",
+                "schema": {
+                  "type": "integer"
+                }
+              },
+              "ETag": {
+                "description": "The validator of the whole binary.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/octet-stream": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "The binary has not changed since the `ETag` named in `If-None-Match`; no body (D-36).",
+            "headers": {
+              "ETag": {
+                "description": "The validator of the binary.",
+                "schema": {
+                  "type": "string"
                 }
               }
             }
@@ -6204,6 +6272,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
+          },
+          "416": {
+            "$ref": "#/components/responses/RangeNotSatisfiable"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -6230,7 +6301,12 @@ pub const OPENAPI_JSON: &str = r##"{
           "maxLength": 255,
           "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
-        "example": "A-1001"
+        "examples": {
+          "byAssetTid": {
+            "summary": "The asset of the second documented download",
+            "value": "A-1001"
+          }
+        }
       },
       "assetId": {
         "name": "assetId",
@@ -6240,7 +6316,12 @@ pub const OPENAPI_JSON: &str = r##"{
           "type": "integer",
           "format": "int64"
         },
-        "example": 1001
+        "examples": {
+          "byAssetId": {
+            "summary": "The asset of the first documented download",
+            "value": 1001
+          }
+        }
       },
       "format": {
         "name": "format",
@@ -6251,7 +6332,12 @@ pub const OPENAPI_JSON: &str = r##"{
           "maxLength": 255,
           "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
-        "example": "thumbnail"
+        "examples": {
+          "byVersionTid": {
+            "summary": "The preview of the third documented download",
+            "value": "thumbnail"
+          }
+        }
       },
       "versionNumber": {
         "name": "versionNumber",
@@ -6262,7 +6348,16 @@ pub const OPENAPI_JSON: &str = r##"{
           "format": "int32",
           "minimum": 1
         },
-        "example": 1
+        "examples": {
+          "byAssetId": {
+            "summary": "Version 1",
+            "value": 1
+          },
+          "byAssetTid": {
+            "summary": "Version 2",
+            "value": 2
+          }
+        }
       },
       "versionTid": {
         "name": "versionTid",
@@ -6273,7 +6368,12 @@ pub const OPENAPI_JSON: &str = r##"{
           "maxLength": 255,
           "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
         },
-        "example": "V-1001-2"
+        "examples": {
+          "byVersionTid": {
+            "summary": "The version of the third documented download",
+            "value": "V-1001-2"
+          }
+        }
       }
     },
     "responses": {
@@ -6823,6 +6923,116 @@ pub const OPENAPI_JSON: &str = r##"{
                             {
                               "key": "errorMessage",
                               "value": "none of 'text/csv' is a media type of this operation's answer"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "RangeNotSatisfiable": {
+        "description": "The `Range` of a binary download starts beyond its end (D-36); `Content-Range: bytes */<length>` names the length. The body uses JSON.",
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Range not satisfiable",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Range not satisfiable</description>\n  <details>\n    <itm key=\"supportId\">9b2e4c71-0d3a-4f85-a6e2-5c1d7b8f3a94</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1012</itm>\n    <itm key=\"description\">Range not satisfiable</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">the range starts beyond the binary's 1024 bytes</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Range not satisfiable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Range not satisfiable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "9b2e4c71-0d3a-4f85-a6e2-5c1d7b8f3a94"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1012"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Range not satisfiable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the range starts beyond the binary's 1024 bytes"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Range not satisfiable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Range not satisfiable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "9b2e4c71-0d3a-4f85-a6e2-5c1d7b8f3a94"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1012"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Range not satisfiable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the range starts beyond the binary's 1024 bytes"
                             }
                           ]
                         }
@@ -8627,6 +8837,49 @@ pub const OPENAPI_JSON: &str = r##"{
           }
         }
       },
+      "ProjectsPersistRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The request of channels persist: the envelope of PimType with `projects`, which is required\n(D-57).\n",
+        "xml": {
+          "name": "pim",
+          "namespace": "urn:core-interface:v1"
+        },
+        "required": [
+          "projects"
+        ],
+        "properties": {
+          "schemaVersion": {
+            "$ref": "#/components/schemas/SchemaVersion"
+          },
+          "meta": {
+            "$ref": "#/components/schemas/Meta"
+          },
+          "projects": {
+            "$ref": "#/components/schemas/ProjectsBatch"
+          }
+        }
+      },
+      "ProjectsBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The channels of a persist request (`project`), at most 1,000 (D-37).",
+        "x-compact": {
+          "form": "entries",
+          "items": "project"
+        },
+        "properties": {
+          "project": {
+            "type": "array",
+            "maxItems": 1000,
+            "x-batch": true,
+            "description": "Absent means none.",
+            "items": {
+              "$ref": "#/components/schemas/Project"
+            }
+          }
+        }
+      },
       "GlossaryEntriesPersistRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -9267,7 +9520,7 @@ pub const OPENAPI_JSON: &str = r##"{
       "ChannelRequestDto": {
         "type": "object",
         "additionalProperties": false,
-        "description": "`ids` or `tids` (both: their union; neither: 400). Returns exactly the requested channels,\nwithout descendants, in request order; unknown or inaccessible ones are skipped (D-18).\n",
+        "description": "`ids` or `tids` (both: their union; neither: 400), each at most 1,000 entries (D-37). Returns\nexactly the requested channels, without descendants, in request order; unknown or inaccessible\nones are skipped (D-18).\n",
         "allOf": [
           {
             "x-message": "ids or tids must be given",
@@ -9288,6 +9541,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "ids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9295,6 +9549,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9306,13 +9561,41 @@ pub const OPENAPI_JSON: &str = r##"{
       "BriefingRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Exactly one channel per request, by `tids` or `ids` (a second one is 400); `briefingInfo` with\nboth its fields is required (D-20).\n",
+        "description": "Exactly one channel per request, by `tids` or `ids` (none or a second one is 400);\n`briefingInfo` with both its fields is required (D-20).\n",
         "required": [
           "briefingInfo"
+        ],
+        "allOf": [
+          {
+            "x-message": "exactly one channel must be given, in tids or ids",
+            "oneOf": [
+              {
+                "required": [
+                  "tids"
+                ],
+                "properties": {
+                  "tids": {
+                    "minItems": 1
+                  }
+                }
+              },
+              {
+                "required": [
+                  "ids"
+                ],
+                "properties": {
+                  "ids": {
+                    "minItems": 1
+                  }
+                }
+              }
+            ]
+          }
         ],
         "properties": {
           "tids": {
             "type": "array",
+            "maxItems": 1,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9321,6 +9604,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "ids": {
             "type": "array",
+            "maxItems": 1,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9814,10 +10098,38 @@ pub const OPENAPI_JSON: &str = r##"{
       "PeoRequest": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Request of PEO retrieve: when both `tids` and `ids` are sent, `ids` are ignored; neither (or\nboth empty) is 400; unknown or inaccessible PEOs are skipped, and 404 when none remains (D-30).\nAlso the answer of PEO query, where only `tids` is filled (properties equal to their default\nare not emitted, D-07).\n",
+        "description": "Request of PEO retrieve: when `tids` holds entries, `ids` are ignored; neither (or both empty)\nis 400; each holds at most 1,000 entries (D-37); unknown or inaccessible PEOs are skipped, and\n404 when none remains (D-30). The specification names the answer of PEO query PeoRequest too;\nit is `PeoQueryResponse` here, since an answer with no match breaks this schema's rule.\n",
+        "allOf": [
+          {
+            "x-message": "ids or tids must hold an entry",
+            "anyOf": [
+              {
+                "required": [
+                  "ids"
+                ],
+                "properties": {
+                  "ids": {
+                    "minItems": 1
+                  }
+                }
+              },
+              {
+                "required": [
+                  "tids"
+                ],
+                "properties": {
+                  "tids": {
+                    "minItems": 1
+                  }
+                }
+              }
+            ]
+          }
+        ],
         "properties": {
           "ids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "integer",
               "format": "int64"
@@ -9825,6 +10137,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "tids": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,
@@ -9840,6 +10153,24 @@ pub const OPENAPI_JSON: &str = r##"{
             "type": "boolean",
             "default": false,
             "description": "Returns only names, for speed (each `peo` has only `tid` and `name`, plus `meta` with `withMetadata`)."
+          }
+        }
+      },
+      "PeoQueryResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "The answer of PEO query: the tids of the matching PEOs the caller may see, sorted, an empty\narray when none matches (the specification's PeoRequest with only `tids` filled).\n",
+        "required": [
+          "tids"
+        ],
+        "properties": {
+          "tids": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "maxLength": 255,
+              "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uFFFE\\uFFFF]*$"
+            }
           }
         }
       },
@@ -9861,6 +10192,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "names": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "type": "string",
               "maxLength": 255,

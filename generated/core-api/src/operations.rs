@@ -880,7 +880,7 @@ pub static CHANNELS_PERSIST: Operation = Operation {
     summary: "Create or update channels",
     request: Some(RequestBody {
         required: true,
-        schema: &tables::PIM_TYPE,
+        schema: &tables::PROJECTS_PERSIST_REQUEST,
         media: &[
             core_api_support::MediaType {
                 name: "application/xml; charset=UTF-8",
@@ -954,7 +954,10 @@ pub static CHANNELS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
-    batch: None,
+    batch: Some(Batch {
+        path: "projects/project",
+        items: &tables::PROJECT,
+    }),
 };
 /// `POST /api/core/v1/cm/channels/briefings/retrieve` (retrieveChannelBriefings).
 pub static RETRIEVE_CHANNEL_BRIEFINGS: Operation = Operation {
@@ -1922,7 +1925,7 @@ pub static PEOS_QUERY: Operation = Operation {
     }),
     query: None,
     response: ResponseBody {
-        schema: Some(&tables::PEO_REQUEST),
+        schema: Some(&tables::PEO_QUERY_RESPONSE),
         media: &[core_api_support::MediaType {
             name: "application/json",
             essence: "application/json",
@@ -1932,7 +1935,7 @@ pub static PEOS_QUERY: Operation = Operation {
     responses: &[
         StatusBody {
             status: 200u16,
-            schema: Some(&tables::PEO_REQUEST),
+            schema: Some(&tables::PEO_QUERY_RESPONSE),
         },
         StatusBody {
             status: 400u16,
@@ -2082,6 +2085,14 @@ pub static ASSETS_VERSIONS_BIN: Operation = Operation {
             schema: None,
         },
         StatusBody {
+            status: 206u16,
+            schema: None,
+        },
+        StatusBody {
+            status: 304u16,
+            schema: None,
+        },
+        StatusBody {
             status: 400u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -2099,6 +2110,10 @@ pub static ASSETS_VERSIONS_BIN: Operation = Operation {
         },
         StatusBody {
             status: 406u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 416u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {

@@ -356,7 +356,9 @@ fn channels_persist<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output = Respons
             let body = request.take_body();
             let result = async {
                 let context = service.begin(operation, &request).await?;
-                let input = service.body::<types::PimType>(&context, body).await?;
+                let input = service
+                    .body::<types::ProjectsPersistRequest>(&context, body)
+                    .await?;
                 let output = service.channels_persist(&context, input).await?;
                 service.respond(&context, output)
             }

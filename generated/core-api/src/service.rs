@@ -166,7 +166,7 @@ pub trait CmApi: Host {
     fn channels_persist(
         &self,
         context: &Self::Context,
-        input: types::PimType,
+        input: types::ProjectsPersistRequest,
     ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
         let _ = (context, input);
         async {
@@ -354,7 +354,7 @@ pub trait PeoApi: Host {
         &self,
         context: &Self::Context,
         input: types::PeoQuery,
-    ) -> impl Future<Output = Result<types::PeoRequest, Self::Error>> + Send {
+    ) -> impl Future<Output = Result<types::PeoQueryResponse, Self::Error>> + Send {
         let _ = (context, input);
         async {
             Err(NotImplemented {

@@ -469,8 +469,8 @@ pub struct BriefingLayout {
     pub boxes: BriefingBoxes,
     pub briefing_images: BriefingImages,
 }
-/**Exactly one channel per request, by `tids` or `ids` (a second one is 400); `briefingInfo` with
-both its fields is required (D-20).
+/**Exactly one channel per request, by `tids` or `ids` (none or a second one is 400);
+`briefingInfo` with both its fields is required (D-20).
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -514,8 +514,9 @@ pub struct ChannelRequest {
     #[serde(deserialize_with = "::core_api_support::list::deserialize")]
     pub tids: ::std::vec::Vec<::std::string::String>,
 }
-/**`ids` or `tids` (both: their union; neither: 400). Returns exactly the requested channels,
-without descendants, in request order; unknown or inaccessible ones are skipped (D-18).
+/**`ids` or `tids` (both: their union; neither: 400), each at most 1,000 entries (D-37). Returns
+exactly the requested channels, without descendants, in request order; unknown or inaccessible
+ones are skipped (D-18).
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1540,10 +1541,19 @@ impl ::std::default::Default for PeoQuery {
         }
     }
 }
-/**Request of PEO retrieve: when both `tids` and `ids` are sent, `ids` are ignored; neither (or
-both empty) is 400; unknown or inaccessible PEOs are skipped, and 404 when none remains (D-30).
-Also the answer of PEO query, where only `tids` is filled (properties equal to their default
-are not emitted, D-07).
+/**The answer of PEO query: the tids of the matching PEOs the caller may see, sorted, an empty
+array when none matches (the specification's PeoRequest with only `tids` filled).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PeoQueryResponse {
+    #[serde(deserialize_with = "::core_api_support::list::deserialize")]
+    pub tids: ::std::vec::Vec<::std::string::String>,
+}
+/**Request of PEO retrieve: when `tids` holds entries, `ids` are ignored; neither (or both empty)
+is 400; each holds at most 1,000 entries (D-37); unknown or inaccessible PEOs are skipped, and
+404 when none remains (D-30). The specification names the answer of PEO query PeoRequest too;
+it is `PeoQueryResponse` here, since an answer with no match breaks this schema's rule.
 */
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -1683,6 +1693,29 @@ pub struct Projects {
     ///Absent on input means none; always present in responses (D-07).
     #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
     pub project: ::std::vec::Vec<Project>,
+}
+///The channels of a persist request (`project`), at most 1,000 (D-37).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectsBatch {
+    ///Absent means none.
+    #[serde(default, deserialize_with = "::core_api_support::list::deserialize")]
+    pub project: ::std::vec::Vec<Project>,
+}
+/**The request of channels persist: the envelope of PimType with `projects`, which is required
+(D-57).
+*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectsPersistRequest {
+    #[serde(
+        rename = "schemaVersion",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub schema_version: ::std::option::Option<SchemaVersion>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<Meta>,
+    pub projects: ProjectsBatch,
 }
 /**A result record (`response`), returned inside `responses`, one per processed item; also the body
 of every non-2xx answer, where it is the root element `response` (D-05). `action`, `dataType`,
@@ -2190,6 +2223,12 @@ impl core_api_support::Described for KeywordsPersistRequest {
 impl core_api_support::Described for KwdsBatch {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::KWDS_BATCH;
 }
+impl core_api_support::Described for ProjectsPersistRequest {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::PROJECTS_PERSIST_REQUEST;
+}
+impl core_api_support::Described for ProjectsBatch {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::PROJECTS_BATCH;
+}
 impl core_api_support::Described for GlossaryEntriesPersistRequest {
     const SCHEMA: &'static core_api_support::Schema =
         &crate::tables::GLOSSARY_ENTRIES_PERSIST_REQUEST;
@@ -2307,6 +2346,9 @@ impl core_api_support::Described for AttributeDefinitionsRequest {
 }
 impl core_api_support::Described for PeoRequest {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::PEO_REQUEST;
+}
+impl core_api_support::Described for PeoQueryResponse {
+    const SCHEMA: &'static core_api_support::Schema = &crate::tables::PEO_QUERY_RESPONSE;
 }
 impl core_api_support::Described for PeoQuery {
     const SCHEMA: &'static core_api_support::Schema = &crate::tables::PEO_QUERY;

@@ -413,8 +413,8 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         pub seitenbriefing: BriefingEmpty,
     }
-    /**Exactly one channel per request, by `tids` or `ids` (a second one is 400); `briefingInfo` with
-    both its fields is required (D-20).
+    /**Exactly one channel per request, by `tids` or `ids` (none or a second one is 400);
+    `briefingInfo` with both its fields is required (D-20).
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -454,8 +454,9 @@ pub mod types {
         pub ids: ::std::vec::Vec<i64>,
         pub tids: ::std::vec::Vec<::std::string::String>,
     }
-    /**`ids` or `tids` (both: their union; neither: 400). Returns exactly the requested channels,
-    without descendants, in request order; unknown or inaccessible ones are skipped (D-18).
+    /**`ids` or `tids` (both: their union; neither: 400), each at most 1,000 entries (D-37). Returns
+    exactly the requested channels, without descendants, in request order; unknown or inaccessible
+    ones are skipped (D-18).
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -1456,10 +1457,18 @@ pub mod types {
             }
         }
     }
-    /**Request of PEO retrieve: when both `tids` and `ids` are sent, `ids` are ignored; neither (or
-    both empty) is 400; unknown or inaccessible PEOs are skipped, and 404 when none remains (D-30).
-    Also the answer of PEO query, where only `tids` is filled (properties equal to their default
-    are not emitted, D-07).
+    /**The answer of PEO query: the tids of the matching PEOs the caller may see, sorted, an empty
+    array when none matches (the specification's PeoRequest with only `tids` filled).
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PeoQueryResponse {
+        pub tids: ::std::vec::Vec<::std::string::String>,
+    }
+    /**Request of PEO retrieve: when `tids` holds entries, `ids` are ignored; neither (or both empty)
+    is 400; each holds at most 1,000 entries (D-37); unknown or inaccessible PEOs are skipped, and
+    404 when none remains (D-30). The specification names the answer of PEO query PeoRequest too;
+    it is `PeoQueryResponse` here, since an answer with no match breaks this schema's rule.
     */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
@@ -1589,6 +1598,29 @@ pub mod types {
         ///Absent on input means none; always present in responses (D-07).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub project: ::std::vec::Vec<Project>,
+    }
+    ///The channels of a persist request (`project`), at most 1,000 (D-37).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct ProjectsBatch {
+        ///Absent means none.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub project: ::std::vec::Vec<Project>,
+    }
+    /**The request of channels persist: the envelope of PimType with `projects`, which is required
+    (D-57).
+    */
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ProjectsPersistRequest {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub meta: ::std::option::Option<Meta>,
+        pub projects: ProjectsBatch,
+        #[serde(
+            rename = "schemaVersion",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub schema_version: ::std::option::Option<SchemaVersion>,
     }
     /**A result record (`response`), returned inside `responses`, one per processed item; also the body
     of every non-2xx answer, where it is the root element `response` (D-05). `action`, `dataType`,
@@ -2846,7 +2878,13 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     `parentId` and `parentTid` (except roots), `type`, `orderSequence`, `name`, `meta` (`id`,
     `creationDate`, `modificationDate`, `htmlIcon`, `icon`, `allowedFunctions`), `vals`, `links` and
     `peos` (each PEO with its `vals` and `nodes`). Unknown or inaccessible ids/tids are skipped;
-    `ids` and `tids` together select their union; neither is 400.
+    `ids` and `tids` together select their union (a channel named twice is answered once); neither
+    is 400; each holds at most 1,000 entries (D-37). `meta` items without a value are left out.
+    `vals` lists attributes in the order they were first saved, `multiple` items by `pos`,
+    `localized` items by `loc`. `links` lists the linked assets the caller may see (key = asset
+    `tid`, text = its path, empty when it has none). `peos` lists the PEOs linked to the channel
+    (PEO links persist) that the caller may see, by tid, each with `tid`, `product`, `template`,
+    `default`, `name`, `nodes` and `vals`, without `meta`.
 
 
     Sends a `POST` request to `/api/core/v1/cm/channels/retrieve`
@@ -2916,15 +2954,28 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     `description` on error).
 
     Accepts and answers all three representations (D-19). Identification: `id` given → update
-    (unknown: "Project with id <id> not found"); otherwise an existing `tid` → update; otherwise
-    create, which needs a valid `type` ("Project type '<type>' not found", D-42), a resolvable parent
-    ("Parent project not found") and a `tid` ("Missing required value 'tid'"). Success: "The project
+    (unknown: "Project with id <id> not found"; a `tid` beside it must be the channel's: "The tid of
+    project <id> is '<tid>'"); otherwise an existing `tid` → update; otherwise create, which needs a
+    `tid` ("Missing required value 'tid'"), a `type` ("Missing required value 'type'") that is
+    valid ("Project type '<type>' not found", D-42), a parent by `parentId` or `parentTid`,
+    `parentId` first ("Missing required value 'parentTid' or 'parentId'", "Parent project not
+    found"), and a `name` ("Missing required value 'name'"); without `orderSequence` a new channel
+    comes after its siblings; a `tid` that a concurrent request created first refuses the item as
+    already existing. Success: "The project
     has been created successfully" (`action=create`), "The project has been saved successfully"
-    (`action=update`). An unregistered attribute gives `WARNING`: the registered values are saved and
-    "Attribute '<attr>' is not registered" is appended. A supplied `val` replaces that attribute's
-    value: for `multiple` all positions, for `localized` only the supplied locales; a `val` without
-    `itm` clears the value. A parent change on update is not supported (`WARNING` "Changing the parent
-    is not supported").
+    (`action=update`); the record carries `id` and `tid`. An update changes only what the item
+    gives: `name`, `type` (a valid one), `orderSequence`, and each supplied `val`. A `val` whose
+    `attr` is not an attribute registered for channels gives `WARNING`: the other values are saved
+    and "Attribute '<attr>' is not registered" is appended. A supplied `val` replaces that
+    attribute's value: a single value holds one `itm` ("Attribute '<attr>' holds one value, not
+<n>"), `multiple` all positions (each `pos` once, "Position <pos> of attribute '<attr>' is given
+twice"; without `pos` the item's place), `localized` only the supplied locales (each `itm` with
+    a `loc`, "Localized value of attribute '<attr>' needs 'loc'"; an unknown locale gives
+    `WARNING` "Cannot find language id with code '<code>'." and that text is not saved); a `val`
+    without `itm` clears the value. `origin`, `node` and `dataType` are stored as given; retrieval
+    shows the definition's type as `dataType` when none was given. A parent change on update is not
+    supported (`WARNING` "Changing the parent is not supported"). An item refused with `ERROR`
+    writes nothing.
 
 
     Sends a `POST` request to `/api/core/v1/cm/channels/persist`
@@ -2932,7 +2983,7 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     */
     pub async fn channels_persist<'a>(
         &'a self,
-        body: &'a types::PimType,
+        body: &'a types::ProjectsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/cm/channels/persist", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -2996,9 +3047,15 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     Percent values are strings ending in `%`.
 
     The answer is always `application/xml; charset=UTF-8` (an `Accept` that excludes it is 406).
-    Exactly one channel per request (a second is 400); `briefingInfo` with both fields is required
-    (400). An unknown channel, locale or module configuration, or a channel without a layout, is 404
-    (D-20).
+    Exactly one channel per request (none or a second is 400); `briefingInfo` with both fields is
+    required (400). An unknown channel, locale or module configuration, or a channel without a
+    layout for them, is 404 (D-20), whose `errorMessage` is "Project with tid '<tid>' not found",
+    "Project with id <id> not found", "Locale '<locale>' not found", "Briefing module
+configuration '<tid>' not found" or "Project '<tid>' has no briefing layout for '<cfg>' in
+locale '<locale>'". Every `attribute` identifier listed above is written, in that order (layout:
+    `width`, `height`; box: the 19; image: the 9), with the text the layout was loaded with, empty
+    when it was loaded without it; `content_width`, `content_height`, `dummy_width` and
+    `dummy_height` are percentages ending in `%` (the bootstrap refuses other values).
 
 
     Sends a `POST` request to `/api/core/v1/cm/channels/briefings/retrieve`
@@ -3812,8 +3869,11 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     prefixes are accepted: `/api/core/v1/peo/peos/retrieve` is canonical and
     `/api/core/v1/pim/peos/retrieve` is served as an exact, deprecated alias (same handler,
     permissions and answers), listed in `x-path-aliases` (D-29). `namesOnly` gives each `peo` only
-    `tid` and `name` (plus `meta` with `withMetadata`); unknown or inaccessible PEOs are skipped, 404
-    when none remains; neither `ids` nor `tids` (or both empty) is 400 (D-30).
+    `tid` and `name` (plus `meta` with `withMetadata`), read without the PEO's product, nodes and
+    values; unknown or inaccessible PEOs are skipped, 404 when none remains ("None of the requested
+    PEOs was found"); neither `ids` nor `tids` (or both empty) is 400 (D-30). PEOs come in request
+    order, each once. Without `namesOnly` each `peo` has `tid`, `product`, `template`, `default`,
+    `name`, `meta` (with `withMetadata`), `nodes` and `vals`.
 
 
     Sends a `POST` request to `/api/core/v1/peo/peos/retrieve`
@@ -3883,9 +3943,11 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     `tidProject`, `withChildren` (default true; with `tidProject`, PEOs of child projects are
     included). Response `application/json` (PeoRequest): `tids`.
 
-    Bounds are inclusive, in the service's configured time zone (default UTC); a timestamp in another
-    format or with a zone designator is 400; an unknown `tidProject` or `tidProduct` is 404; tids are
-    sorted (D-31).
+    Bounds are inclusive, in the service's configured time zone (`--time-zone`, default UTC); a
+    timestamp in another format, with a zone designator or naming no real time is 400; an unknown
+    `tidProject` or `tidProduct` (or a product the caller may not see) is 404 ("Project '<tid>' not
+    found", "Product '<tid>' not found"); tids are sorted; PEOs the caller may not see are left out
+    (D-31). A PEO belongs to the projects it is linked to (PEO links persist).
 
 
     Sends a `POST` request to `/api/core/v1/peo/peos/query`
@@ -3894,7 +3956,7 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     pub async fn peos_query<'a>(
         &'a self,
         body: &'a types::PeoQuery,
-    ) -> Result<ResponseValue<types::PeoRequest>, Error<types::ResponseType>> {
+    ) -> Result<ResponseValue<types::PeoQueryResponse>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/peo/peos/query", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map.append(
@@ -4022,31 +4084,7 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
-    /**Download the binary of an asset version
-
-    Request: URL query parameters, no body: `assetTid`, `assetId`, `format` (preview type),
-    `versionNumber`, `versionTid`. Examples: asset id with version number; asset tid with version
-    number; version tid with format. Response `application/octet-stream`: the binary.
-
-    Valid combinations (D-36): exactly one of `assetId`/`assetTid`, with an optional `versionNumber`
-    (absent: the latest version); or `versionTid` alone. `format` is optional (absent: the original
-    binary). No identifier, contradictory identifiers or a non-integer number is 400. An unknown
-    asset, version or format, a missing preview, or an asset the caller may not see is 404. The answer
-    carries `Content-Length` and `Content-Disposition`.
-
-
-    Sends a `POST` request to `/api/core/v1/dam/assets/versions/bin`
-
-    Arguments:
-    - `asset_id`: Numeric identifier of the asset; with `versionNumber` (or alone, for the latest version).
-    - `asset_tid`: Textual identifier of the asset; with `versionNumber` (or alone, for the latest version).
-    - `format`: Preview type. Absent: the original binary; present: the preview of that format (the formats
-    loaded into the service, by default `thumbnail` and `preview`); an unknown format or a missing
-    preview is 404 (D-36).
-
-    - `version_number`: Version number of the asset; absent means the latest version (D-36).
-    - `version_tid`: Textual identifier of the version; given alone (D-36).
-    */
+    #[doc = "Download the binary of an asset version\n\nRequest: URL query parameters, no body: `assetTid`, `assetId`, `format` (preview type),\n`versionNumber`, `versionTid`. Examples: asset id with version number; asset tid with version\nnumber; version tid with format. Response `application/octet-stream`: the binary.\n\nValid combinations (D-36): exactly one of `assetId`/`assetTid`, with an optional `versionNumber`\n(absent: the latest version); or `versionTid` alone. `format` is optional (absent: the original\nbinary). No identifier, contradictory identifiers or a non-integer number is 400. An unknown\nasset, version or format, a missing preview, or an asset the caller may not see is 404, whose\n`errorMessage` is \"Asset not found\", \"Asset version not found\" or \"Preview '<format>' not found\".\nThe answer carries `Content-Length`, `Content-Disposition` (the version's file name, else the\nasset's tid; a preview's is prefixed with its format and `_`), `ETag` (a strong validator of those bytes) and `Accept-Ranges: bytes`. The binary\nis streamed from storage, never held whole. `If-None-Match` naming the current `ETag` (or `*`)\nis 304 without a body. A `Range` of one byte range (`bytes=a-b`, `bytes=a-`, `bytes=-n`) is 206\nwith `Content-Range` and only those bytes; several ranges, a malformed `Range` or an `If-Range`\nthat is not the current `ETag` get the whole binary (200); a range starting at or beyond the end\nis 416 with `Content-Range: bytes */<length>`.\n\n\nSends a `POST` request to `/api/core/v1/dam/assets/versions/bin`\n\nArguments:\n- `asset_id`: Numeric identifier of the asset; with `versionNumber` (or alone, for the latest version).\n- `asset_tid`: Textual identifier of the asset; with `versionNumber` (or alone, for the latest version).\n- `format`: Preview type. Absent: the original binary; present: the preview of that format (the formats\nloaded into the service, by default `thumbnail` and `preview`); an unknown format or a missing\npreview is 404 (D-36).\n\n- `version_number`: Version number of the asset; absent means the latest version (D-36).\n- `version_tid`: Textual identifier of the version; given alone (D-36).\n"]
     pub async fn assets_versions_bin<'a>(
         &'a self,
         asset_id: Option<i64>,
@@ -4087,6 +4125,7 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
         let response = result?;
         match response.status().as_u16() {
             200u16 => Ok(ResponseValue::stream(response)),
+            206u16 => Ok(ResponseValue::stream(response)),
             400u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -4100,6 +4139,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             406u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            416u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(

@@ -10,9 +10,9 @@ use core_api::types::{
 };
 use sqlx::AnyConnection;
 
-use super::{
-    super::batch::{self, Apply, ItemError, Scope, Tx},
+use super::super::{
     Locales,
+    batch::{self, Apply, ItemError, Scope, Tx},
 };
 use crate::{
     auth::Caller,

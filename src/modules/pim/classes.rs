@@ -21,10 +21,10 @@ use sqlx::AnyConnection;
 
 use super::{
     super::{
+        Locales,
         batch::{self, Apply, ItemError, Scope, Tx},
         itm,
     },
-    Locales,
     attributes::{self, Fault},
 };
 use crate::{
@@ -396,23 +396,11 @@ impl<'r> Apply for Persist<'r> {
         } else {
             ("update", "The classification has been saved successfully")
         };
-        let status = if warnings.is_empty() {
-            ResponseTypeStatus::Success
-        } else {
-            ResponseTypeStatus::Warning
-        };
-        // Each reason once, in the order it first arose.
-        let mut reasons: Vec<String> = Vec::with_capacity(warnings.len());
-        for warning in warnings {
-            if !reasons.contains(&warning) {
-                reasons.push(warning);
-            }
-        }
-        let description = std::iter::once(text.to_string())
-            .chain(reasons)
-            .collect::<Vec<_>>()
-            .join("|");
-        let mut record = batch::record(DATA_TYPE, action, status, description);
+        let mut record = batch::saved(
+            batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, ""),
+            text,
+            warnings,
+        );
         record.id = Some(id);
         record.tid = Some(tid);
         Ok(record)

@@ -18,47 +18,14 @@ use core_api::{
     },
 };
 
-use std::collections::HashSet;
-
-use sqlx::AnyConnection;
-
 use super::{batch, envelope};
-use crate::{
-    error::ApiError,
-    http::host::Context,
-    service::Service,
-    storage::records::{self, Identity, LOCALES},
-};
+use crate::{error::ApiError, http::host::Context, service::Service};
 
 /// The `itemInformationType` of answers holding classifications.
 const CLASSIFICATION: &str = "classification";
 
 /// The `itemInformationType` of answers holding attributes.
 const ATTRIBUTE: &str = "attribute";
-
-/// The locales an item's names and texts have named so far, so that each is looked up once.
-#[derive(Default)]
-struct Locales(HashSet<String>);
-
-impl Locales {
-    /// Whether `loc` is empty (a text without a locale) or a stored locale.
-    async fn known(
-        &mut self,
-        connection: &mut AnyConnection,
-        loc: &str,
-    ) -> Result<bool, sqlx::Error> {
-        if loc.is_empty() || self.0.contains(loc) {
-            return Ok(true);
-        }
-        let found = records::find(&mut *connection, &LOCALES, Identity::Key(loc))
-            .await?
-            .is_some();
-        if found {
-            self.0.insert(loc.to_string());
-        }
-        Ok(found)
-    }
-}
 
 impl Service {
     /// The answer of classes retrieve and of the classifications listing.

@@ -136,9 +136,16 @@ fn operation_of(
         let status = code
             .parse::<u16>()
             .with_context(|| format!("status {code} is not a number"))?;
-        let schema = content_of(document.resolve(answer)?)
-            .with_context(|| format!("{code} response"))?
-            .schema;
+        let answer = document.resolve(answer)?;
+        // A status without content (304 Not Modified) has no body schema.
+        let schema = match answer.get("content") {
+            Some(_) => {
+                content_of(answer)
+                    .with_context(|| format!("{code} response"))?
+                    .schema
+            }
+            None => None,
+        };
         statuses.push((status, schema));
     }
     statuses.sort_unstable();

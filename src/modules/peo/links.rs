@@ -1,45 +1,23 @@
-//! The PEO module of the specification.
-//!
-//! Implemented: `peosLinksPersist` (D-32). The other operations answer 501 with a ResponseType
-//! body naming the operation, through the default methods of the generated `PeoApi` trait.
+//! PEO links persist (D-32): each PEO-to-project pair of the request linked in its transaction.
 
 use std::marker::PhantomData;
 
-use core_api::{
-    PeoApi,
-    types::{Details, Itm, LinksRequest, PimType, ResponseType, ResponseTypeStatus},
-};
+use core_api::types::{Details, Itm, ResponseType, ResponseTypeStatus};
 
-use super::{
+use crate::modules::{
     batch::{self, Apply, ItemError, Scope, Tx},
     links::{self, Link},
 };
-use crate::{
-    error::ApiError,
-    http::host::Context,
-    service::Service,
-    storage::{
-        peos,
-        records::{self, CHANNELS, Identity, PEOS},
-    },
+use crate::storage::{
+    peos,
+    records::{self, CHANNELS, Identity, PEOS},
 };
 
 /// The `dataType` of PEO link records.
 const DATA_TYPE: &str = "peoToProjectLink";
 
-impl PeoApi for Service {
-    async fn peos_links_persist(
-        &self,
-        context: &Context,
-        input: LinksRequest,
-    ) -> Result<PimType, ApiError> {
-        let pairs = links::of(&input.links);
-        batch::answer::<LinkPersist<'_>>(self, context, &input, &pairs).await
-    }
-}
-
 /// `peos/links/persist`: each pair linked in its transaction.
-struct LinkPersist<'r>(PhantomData<&'r ()>);
+pub(super) struct LinkPersist<'r>(PhantomData<&'r ()>);
 
 impl<'r> Apply for LinkPersist<'r> {
     type Item = Link<'r>;

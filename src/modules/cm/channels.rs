@@ -1,0 +1,204 @@
+//! Channels read: channel query (a subtree's or the roots' tids, D-17) and channel retrieve
+//! (the requested channels with their values, asset links and PEOs, D-18). Either reads a few
+//! statements whatever the number of channels.
+
+use std::collections::{HashMap, HashSet};
+
+use core_api::types::{
+    ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peos, Project, ProjectLinks,
+};
+
+use crate::{
+    auth::Caller,
+    error::ApiError,
+    modules::{itm, peo::peos, vals},
+    storage::{
+        Database,
+        channels::{self, Channel, Node},
+        records::{self, CHANNELS, Identity},
+        values,
+    },
+};
+
+/// The order of siblings: by `orderSequence` (channels without one last), then tid.
+fn sibling_order(a: &Node, b: &Node) -> std::cmp::Ordering {
+    (a.order_sequence.is_none(), a.order_sequence, &a.tid).cmp(&(
+        b.order_sequence.is_none(),
+        b.order_sequence,
+        &b.tid,
+    ))
+}
+
+/// Channel query: the tids of the addressed channel and its descendants in depth-first
+/// pre-order, or of the roots.
+pub(crate) async fn query(
+    database: &Database,
+    request: &ChannelQueryDto,
+) -> Result<ChannelRequest, ApiError> {
+    let pool = database.pool();
+    if request.root {
+        let mut roots = channels::roots(pool).await?;
+        roots.sort_by(sibling_order);
+        return Ok(ChannelRequest {
+            ids: Vec::new(),
+            tids: roots.into_iter().map(|node| node.tid).collect(),
+        });
+    }
+    let (identity, missing) = match (request.id, &request.tid) {
+        (Some(id), _) => (Identity::Id(id), format!("project by id {id} not found")),
+        (None, Some(tid)) => (
+            Identity::Key(tid),
+            format!("project by tid '{tid}' not found"),
+        ),
+        (None, None) => {
+            return Err(ApiError::Rule(
+                "exactly one of id, tid or root true must be given".to_string(),
+            ));
+        }
+    };
+    let root = records::find(pool, &CHANNELS, identity)
+        .await?
+        .ok_or(ApiError::NotFound(missing))?;
+    let level = request.level.filter(|level| *level >= 0).map(i64::from);
+    let nodes = channels::subtree(pool, root.id, level).await?;
+    Ok(ChannelRequest {
+        ids: Vec::new(),
+        tids: pre_order(root.id, nodes),
+    })
+}
+
+/// The tids of a subtree in depth-first pre-order, each channel once.
+fn pre_order(root: i64, nodes: Vec<Node>) -> Vec<String> {
+    let mut children: HashMap<Option<i64>, Vec<Node>> = HashMap::new();
+    let mut top = None;
+    for node in nodes {
+        if node.id == root && top.is_none() {
+            top = Some(node);
+        } else {
+            children.entry(node.parent_id).or_default().push(node);
+        }
+    }
+    for siblings in children.values_mut() {
+        siblings.sort_by(sibling_order);
+        siblings.reverse();
+    }
+    let mut seen = HashSet::new();
+    let mut tids = Vec::new();
+    let mut stack: Vec<Node> = top.into_iter().collect();
+    while let Some(node) = stack.pop() {
+        if !seen.insert(node.id) {
+            continue;
+        }
+        if let Some(below) = children.remove(&Some(node.id)) {
+            stack.extend(below);
+        }
+        tids.push(node.tid);
+    }
+    tids
+}
+
+/// Channel retrieve: the requested channels the store holds, in request order (`ids`, then
+/// `tids`), each once.
+pub(crate) async fn retrieve(
+    database: &Database,
+    caller: &Caller,
+    request: &ChannelRequestDto,
+) -> Result<Vec<Project>, ApiError> {
+    let pool = database.pool();
+    let mut rows = channels::by_ids(pool, &request.ids).await?;
+    rows.extend(channels::by_tids(pool, &request.tids).await?);
+    let mut by_id: HashMap<i64, Channel> = HashMap::with_capacity(rows.len());
+    let mut by_tid: HashMap<String, i64> = HashMap::with_capacity(rows.len());
+    for row in rows {
+        by_tid.insert(row.tid.clone(), row.id);
+        by_id.insert(row.id, row);
+    }
+    let mut order = Vec::with_capacity(by_id.len());
+    let named = request.ids.iter().copied().chain(
+        request
+            .tids
+            .iter()
+            .filter_map(|tid| by_tid.get(tid).copied()),
+    );
+    let mut seen = HashSet::new();
+    for id in named {
+        if by_id.contains_key(&id) && seen.insert(id) {
+            order.push(id);
+        }
+    }
+    let mut vals = vals::by_owner(values::of_channels(pool, &order).await?);
+    let mut links = visible_links(caller, channels::asset_links(pool, &order).await?);
+    let peo_links = channels::peo_links(pool, &order).await?;
+    let mut peos = peos::of_channels(database, caller, &peo_links).await?;
+    Ok(order
+        .into_iter()
+        .filter_map(|id| by_id.remove(&id))
+        .map(|row| Project {
+            meta: Some(meta(&row)),
+            vals: Some(vals.remove(&row.id).unwrap_or_default()),
+            links: Some(ProjectLinks {
+                itm: links.remove(&row.id).unwrap_or_default(),
+            }),
+            peos: Some(Peos {
+                peo: peos.remove(&row.id).unwrap_or_default(),
+            }),
+            id: Some(row.id),
+            tid: Some(row.tid),
+            parent_id: row.parent_id,
+            parent_tid: row.parent_tid,
+            type_: Some(row.type_name),
+            order_sequence: row
+                .order_sequence
+                .and_then(|order| i32::try_from(order).ok()),
+            name: row.name,
+        })
+        .collect())
+}
+
+/// `meta` of a channel; items without a value are left out.
+fn meta(row: &Channel) -> Meta {
+    let mut itm = vec![
+        itm::meta("id", row.id.to_string()),
+        itm::meta("creationDate", row.created_at.as_str()),
+        itm::meta("modificationDate", row.modified_at.as_str()),
+    ];
+    for (key, value) in [
+        ("icon", &row.icon),
+        ("htmlIcon", &row.html_icon),
+        ("allowedFunctions", &row.allowed_functions),
+    ] {
+        if let Some(value) = value {
+            itm.push(itm::meta(key, value.as_str()));
+        }
+    }
+    Meta { itm }
+}
+
+/// The asset links of each channel that the caller may see: key = asset tid, text = its path.
+fn visible_links(caller: &Caller, rows: Vec<channels::AssetLink>) -> HashMap<i64, Vec<Itm>> {
+    // Rows come by channel and asset, once per role the asset is restricted to.
+    let mut grouped: Vec<(i64, String, String, Vec<String>)> = Vec::new();
+    for row in rows {
+        match grouped.last_mut() {
+            Some((channel, tid, _, roles)) if *channel == row.channel_id && *tid == row.tid => {
+                roles.extend(row.role);
+            }
+            _ => grouped.push((
+                row.channel_id,
+                row.tid,
+                row.path.unwrap_or_default(),
+                row.role.into_iter().collect(),
+            )),
+        }
+    }
+    let mut links: HashMap<i64, Vec<Itm>> = HashMap::new();
+    for (channel, tid, path, roles) in grouped {
+        if caller.sees(&roles) {
+            links
+                .entry(channel)
+                .or_default()
+                .push(itm::keyed(&tid, path));
+        }
+    }
+    links
+}

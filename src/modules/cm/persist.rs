@@ -1,0 +1,235 @@
+//! Channels persist (D-19, D-42): each `project` created or updated in its transaction, with its
+//! values replaced attribute by attribute.
+
+use core_api::types::{Project, ResponseType, ResponseTypeStatus, Val, ValType};
+
+use crate::{
+    modules::{
+        Locales,
+        batch::{self, Apply, ItemError, Scope, Tx},
+    },
+    storage::{
+        channels::{self, Change, New},
+        records::{self, CHANNELS, Identity},
+        values::{self, NewItem},
+    },
+};
+
+/// The `dataType` of channel records.
+const DATA_TYPE: &str = "project";
+
+/// `cm/channels/persist`.
+pub(super) struct Persist;
+
+impl Apply for Persist {
+    type Item = Project;
+
+    /// The record of a channel: `id` and `tid` as given; `update` when an `id` is given.
+    fn echo(project: &Project) -> ResponseType {
+        let action = if project.id.is_some() {
+            "update"
+        } else {
+            "create"
+        };
+        let mut record = batch::record(DATA_TYPE, action, ResponseTypeStatus::Error, "");
+        record.id = project.id;
+        record.tid = project.tid.clone();
+        record
+    }
+
+    async fn apply<'a>(
+        transaction: &'a mut Tx,
+        project: &'a Project,
+        scope: &'a Scope<'a>,
+    ) -> Result<ResponseType, ItemError> {
+        let mut echo = Persist::echo(project);
+        let mut warnings = Vec::new();
+        let existing = match (project.id, &project.tid) {
+            (Some(id), tid) => {
+                let found = records::find(&mut **transaction, &CHANNELS, Identity::Id(id))
+                    .await?
+                    .ok_or_else(|| {
+                        batch::refuse(&echo, format!("Project with id {id} not found"))
+                    })?;
+                let stored = found.key.unwrap_or_default();
+                if let Some(tid) = tid
+                    && *tid != stored
+                {
+                    return Err(batch::refuse(
+                        &echo,
+                        format!("The tid of project {id} is '{stored}'"),
+                    ));
+                }
+                Some((found.id, stored))
+            }
+            (None, Some(tid)) => records::find(&mut **transaction, &CHANNELS, Identity::Key(tid))
+                .await?
+                .map(|found| (found.id, tid.clone())),
+            (None, None) => None,
+        };
+        let type_id = match &project.type_ {
+            Some(name) => {
+                Some(channels::type_id(transaction, name).await?.ok_or_else(|| {
+                    batch::refuse(&echo, format!("Project type '{name}' not found"))
+                })?)
+            }
+            None => None,
+        };
+        let order_sequence = project.order_sequence;
+        let (id, tid, text) = match existing {
+            Some((id, tid)) => {
+                echo.action = Some("update".to_string());
+                let stored_parent = channels::parent_of(transaction, id).await?;
+                if let Some(parent) = parent(transaction, project).await?
+                    && parent != stored_parent
+                {
+                    warnings.push("Changing the parent is not supported".to_string());
+                }
+                let change = Change {
+                    name: project.name.as_deref(),
+                    type_id,
+                    order_sequence,
+                };
+                channels::update(transaction, id, &change, scope.now).await?;
+                (id, tid, "The project has been saved successfully")
+            }
+            None => {
+                let tid = project
+                    .tid
+                    .as_deref()
+                    .ok_or_else(|| batch::refuse(&echo, "Missing required value 'tid'"))?;
+                let type_id =
+                    type_id.ok_or_else(|| batch::refuse(&echo, "Missing required value 'type'"))?;
+                let parent_id = match parent(transaction, project).await? {
+                    Some(Some(parent)) => parent,
+                    Some(None) => return Err(batch::refuse(&echo, "Parent project not found")),
+                    None => {
+                        return Err(batch::refuse(
+                            &echo,
+                            "Missing required value 'parentTid' or 'parentId'",
+                        ));
+                    }
+                };
+                let name = project
+                    .name
+                    .as_deref()
+                    .ok_or_else(|| batch::refuse(&echo, "Missing required value 'name'"))?;
+                let new = New {
+                    tid,
+                    parent_id,
+                    type_id,
+                    order_sequence,
+                    name,
+                };
+                let id = batch::unless_taken(
+                    channels::insert(transaction, &new, scope.now).await,
+                    || batch::refuse(&echo, format!("Project '{tid}' already exists")),
+                )?;
+                (
+                    id,
+                    tid.to_string(),
+                    "The project has been created successfully",
+                )
+            }
+        };
+        echo.id = Some(id);
+        echo.tid = Some(tid);
+        let mut locales = Locales::default();
+        for val in project.vals.iter().flat_map(|vals| &vals.val) {
+            save(transaction, id, val, &mut locales, &mut warnings, &echo).await?;
+        }
+        Ok(batch::saved(echo, text, warnings))
+    }
+}
+
+/// The parent an item names, `parentId` first: `None` when it names none, `Some(None)` when the
+/// one it names does not exist.
+async fn parent(
+    transaction: &mut Tx,
+    project: &Project,
+) -> Result<Option<Option<i64>>, sqlx::Error> {
+    let identity = match (project.parent_id, &project.parent_tid) {
+        (Some(id), _) => Identity::Id(id),
+        (None, Some(tid)) => Identity::Key(tid),
+        (None, None) => return Ok(None),
+    };
+    let found = records::find(&mut **transaction, &CHANNELS, identity).await?;
+    Ok(Some(found.map(|found| found.id)))
+}
+
+/// Replaces the value of one attribute of a channel: all of it, or for `localized` the
+/// supplied locales. An unregistered attribute or an unknown locale is a warning; a `val` that
+/// breaks the shape of its type refuses the item.
+async fn save<'a>(
+    transaction: &mut Tx,
+    channel: i64,
+    val: &'a Val,
+    locales: &mut Locales,
+    warnings: &mut Vec<String>,
+    echo: &ResponseType,
+) -> Result<(), ItemError> {
+    let attr = &val.attr;
+    let Some(definition) = values::registered(transaction, attr).await? else {
+        warnings.push(format!("Attribute '{attr}' is not registered"));
+        return Ok(());
+    };
+    let kind = val.type_.map(|kind| kind.to_string());
+    let item = |pos: Option<i64>, loc: Option<&'a str>, value: &'a str| NewItem {
+        definition,
+        kind: kind.as_deref(),
+        origin: val.origin.as_deref(),
+        node: val.node.as_deref(),
+        data_type: val.data_type.as_deref(),
+        pos,
+        loc,
+        value,
+    };
+    let mut rows: Vec<NewItem<'_>> = Vec::with_capacity(val.itm.len());
+    let mut supplied: Vec<String> = Vec::new();
+    match val.type_ {
+        None => {
+            if val.itm.len() > 1 {
+                return Err(batch::refuse(
+                    echo,
+                    format!("Attribute '{attr}' holds one value, not {}", val.itm.len()),
+                ));
+            }
+            rows.extend(val.itm.iter().map(|itm| item(None, None, &itm.value)));
+        }
+        Some(ValType::Multiple) => {
+            let mut positions = std::collections::HashSet::new();
+            for (index, itm) in val.itm.iter().enumerate() {
+                let pos = itm.pos.map_or(index as i64, i64::from);
+                if !positions.insert(pos) {
+                    return Err(batch::refuse(
+                        echo,
+                        format!("Position {pos} of attribute '{attr}' is given twice"),
+                    ));
+                }
+                rows.push(item(Some(pos), None, &itm.value));
+            }
+        }
+        Some(ValType::Localized) => {
+            for itm in &val.itm {
+                let loc = itm.loc.as_deref().ok_or_else(|| {
+                    batch::refuse(
+                        echo,
+                        format!("Localized value of attribute '{attr}' needs 'loc'"),
+                    )
+                })?;
+                if !locales.known(transaction, loc).await? {
+                    warnings.push(format!("Cannot find language id with code '{loc}'."));
+                    continue;
+                }
+                supplied.push(loc.to_string());
+                rows.push(item(None, Some(loc), &itm.value));
+            }
+        }
+    }
+    let only = matches!(val.type_, Some(ValType::Localized)).then_some(supplied.as_slice());
+    values::clear(transaction, channel, definition, only).await?;
+    for row in &rows {
+        values::insert(transaction, channel, row).await?;
+    }
+    Ok(())
+}

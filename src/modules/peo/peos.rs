@@ -1,0 +1,272 @@
+//! PEOs read: PEO retrieve (whole or `namesOnly`, D-30), the PEOs embedded in retrieved channels,
+//! and PEO query (D-31). PEOs restricted to roles the caller holds none of are left out.
+
+use std::collections::{HashMap, HashSet};
+
+use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest};
+
+use crate::{
+    auth::Caller,
+    error::ApiError,
+    local_time::TimeZone,
+    modules::{itm, vals},
+    storage::{
+        Database, channels,
+        peos::{self, Named},
+        records::{self, CHANNELS, Identity, PEOS, PRODUCTS},
+        values,
+    },
+};
+
+/// The PEOs a retrieve request names that the caller may see, in request order (`tids` when
+/// it holds entries, else `ids`), each once; 404 when none remains.
+pub(crate) async fn retrieve(
+    database: &Database,
+    caller: &Caller,
+    request: &PeoRequest,
+) -> Result<Vec<Peo>, ApiError> {
+    let pool = database.pool();
+    let by_tid = !request.tids.is_empty();
+    let peos = if request.names_only {
+        let rows = if by_tid {
+            peos::names_by_tids(pool, &request.tids).await?
+        } else {
+            peos::names_by_ids(pool, &request.ids).await?
+        };
+        let rows = in_request_order(
+            request,
+            visible(database, caller, rows, |row| row.id).await?,
+            |row| (row.id, &row.tid),
+        );
+        rows.into_iter()
+            .map(|row| named(row, request.with_metadata))
+            .collect()
+    } else {
+        let rows = if by_tid {
+            peos::by_tids(pool, &request.tids).await?
+        } else {
+            peos::by_ids(pool, &request.ids).await?
+        };
+        let rows = in_request_order(
+            request,
+            visible(database, caller, rows, |row| row.id).await?,
+            |row| (row.id, &row.tid),
+        );
+        whole(database, rows, request.with_metadata).await?
+    };
+    if peos.is_empty() {
+        return Err(ApiError::NotFound(
+            "None of the requested PEOs was found".to_string(),
+        ));
+    }
+    Ok(peos)
+}
+
+/// The PEOs linked to each of the listed channels that the caller may see, by tid, without
+/// `meta` (channel retrieval).
+pub(crate) async fn of_channels(
+    database: &Database,
+    caller: &Caller,
+    links: &[channels::PeoLink],
+) -> Result<HashMap<i64, Vec<Peo>>, ApiError> {
+    let mut ids: Vec<i64> = links.iter().map(|link| link.peo_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rows = peos::by_ids(database.pool(), &ids).await?;
+    let rows = visible(database, caller, rows, |row| row.id).await?;
+    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    let mut by_id: HashMap<i64, Peo> = ids
+        .iter()
+        .copied()
+        .zip(whole(database, rows, false).await?)
+        .collect();
+    let mut answer: HashMap<i64, Vec<Peo>> = HashMap::new();
+    for link in links {
+        if let Some(peo) = by_id.get(&link.peo_id) {
+            answer.entry(link.channel_id).or_default().push(peo.clone());
+        }
+    }
+    by_id.clear();
+    for peos in answer.values_mut() {
+        peos.sort_by(|a, b| a.tid.cmp(&b.tid));
+    }
+    Ok(answer)
+}
+
+/// The rows the caller may see.
+async fn visible<T>(
+    database: &Database,
+    caller: &Caller,
+    rows: Vec<T>,
+    id: impl Fn(&T) -> i64,
+) -> Result<Vec<T>, ApiError> {
+    let ids: Vec<i64> = rows.iter().map(&id).collect();
+    let restricted = records::restrictions(database.pool(), &PEOS, &ids).await?;
+    Ok(rows
+        .into_iter()
+        .filter(|row| {
+            restricted
+                .get(&id(row))
+                .is_none_or(|roles| caller.sees(roles))
+        })
+        .collect())
+}
+
+/// Rows in the order the request names them, each once.
+fn in_request_order<T>(
+    request: &PeoRequest,
+    rows: Vec<T>,
+    key: impl Fn(&T) -> (i64, &String),
+) -> Vec<T> {
+    let mut by_id: HashMap<i64, T> = HashMap::new();
+    let mut by_tid: HashMap<String, i64> = HashMap::new();
+    for row in rows {
+        let (id, tid) = key(&row);
+        by_tid.insert(tid.clone(), id);
+        by_id.insert(id, row);
+    }
+    let order: Vec<i64> = if request.tids.is_empty() {
+        request.ids.clone()
+    } else {
+        request
+            .tids
+            .iter()
+            .filter_map(|tid| by_tid.get(tid).copied())
+            .collect()
+    };
+    order
+        .into_iter()
+        .filter_map(|id| by_id.remove(&id))
+        .collect()
+}
+
+/// `meta` of a PEO: `id`, `creationDate`, `modificationDate`.
+fn meta(id: i64, created_at: &str, modified_at: &str) -> Meta {
+    Meta {
+        itm: vec![
+            itm::meta("id", id.to_string()),
+            itm::meta("creationDate", created_at),
+            itm::meta("modificationDate", modified_at),
+        ],
+    }
+}
+
+/// A PEO as `namesOnly` shows it.
+fn named(row: Named, with_metadata: bool) -> Peo {
+    Peo {
+        meta: with_metadata.then(|| meta(row.id, &row.created_at, &row.modified_at)),
+        tid: Some(row.tid),
+        name: row.name,
+        ..Peo::default()
+    }
+}
+
+/// PEOs whole, in the order of `rows`: their nodes and values read for all of them at once.
+async fn whole(
+    database: &Database,
+    rows: Vec<peos::Peo>,
+    with_metadata: bool,
+) -> Result<Vec<Peo>, ApiError> {
+    let pool = database.pool();
+    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    let mut nodes: HashMap<i64, Vec<String>> = HashMap::new();
+    for row in peos::nodes(pool, &ids).await? {
+        nodes.entry(row.peo_id).or_default().push(row.node);
+    }
+    let mut vals = vals::by_owner(values::of_peos(pool, &ids).await?);
+    Ok(rows
+        .into_iter()
+        .map(|row| Peo {
+            meta: with_metadata.then(|| meta(row.id, &row.created_at, &row.modified_at)),
+            nodes: Some(PeoNodes {
+                node: nodes.remove(&row.id).unwrap_or_default(),
+            }),
+            vals: Some(vals.remove(&row.id).unwrap_or_default()),
+            tid: Some(row.tid),
+            product: row.product,
+            template: row.template,
+            default: Some(row.is_default.into()),
+            name: row.name,
+        })
+        .collect())
+}
+
+/// PEO query: the tids of the PEOs matching every criterion given that the caller may see,
+/// sorted.
+pub(crate) async fn query(
+    database: &Database,
+    caller: &Caller,
+    time_zone: TimeZone,
+    request: &PeoQuery,
+) -> Result<PeoQueryResponse, ApiError> {
+    let pool = database.pool();
+    let utc = |field: &str, local: Option<&str>| -> Result<Option<String>, ApiError> {
+        local
+            .map(|local| {
+                time_zone.to_utc(local).ok_or_else(|| {
+                    ApiError::Rule(format!("{field}: '{local}' is not a valid local timestamp"))
+                })
+            })
+            .transpose()
+    };
+    let from = utc(
+        "modifiedFrom",
+        request.modified_from.as_deref().map(String::as_str),
+    )?;
+    let until = utc(
+        "modifiedUntil",
+        request.modified_until.as_deref().map(String::as_str),
+    )?;
+    let product = match &request.tid_product {
+        Some(tid) => {
+            let mut connection = pool.acquire().await?;
+            let found = records::find_restricted(&mut connection, &PRODUCTS, Identity::Key(tid))
+                .await?
+                .filter(|(_, roles)| caller.sees(roles));
+            match found {
+                Some((id, _)) => Some(id),
+                None => return Err(ApiError::NotFound(format!("Product '{tid}' not found"))),
+            }
+        }
+        None => None,
+    };
+    let of_project: Option<HashSet<i64>> = match &request.tid_project {
+        Some(tid) => {
+            let project = records::find(pool, &CHANNELS, Identity::Key(tid))
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("Project '{tid}' not found")))?;
+            let channels: Vec<i64> = if request.with_children {
+                channels::subtree(pool, project.id, None)
+                    .await?
+                    .into_iter()
+                    .map(|node| node.id)
+                    .collect()
+            } else {
+                vec![project.id]
+            };
+            Some(
+                peos::of_channels(pool, &channels)
+                    .await?
+                    .into_iter()
+                    .collect(),
+            )
+        }
+        None => None,
+    };
+    let names: HashSet<&str> = request.names.iter().map(String::as_str).collect();
+    let candidates = peos::matching(pool, product, from.as_deref(), until.as_deref())
+        .await?
+        .into_iter()
+        .filter(|peo| of_project.as_ref().is_none_or(|ids| ids.contains(&peo.id)))
+        .filter(|peo| {
+            names.is_empty() || peo.name.as_deref().is_some_and(|name| names.contains(name))
+        })
+        .collect();
+    let mut tids: Vec<String> = visible(database, caller, candidates, |peo| peo.id)
+        .await?
+        .into_iter()
+        .map(|peo| peo.tid)
+        .collect();
+    tids.sort_unstable();
+    Ok(PeoQueryResponse { tids })
+}

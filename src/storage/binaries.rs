@@ -1,0 +1,227 @@
+//! The SQL of asset binaries: versions and previews found by their identities, and their bytes in
+//! chunks of [`CHUNK`] (migration 0005), written from any reader and streamed chunk by chunk, so
+//! that neither an import nor a download holds a binary whole.
+
+use std::io::Read;
+
+use bytes::Bytes;
+use core_api_support::ByteSource;
+use futures_util::stream;
+use poem::Body;
+use sha2::{Digest, Sha256};
+use sqlx::{AnyConnection, AnyPool};
+
+/// The size of a stored chunk: 1 MiB.
+pub(crate) const CHUNK: usize = 1 << 20;
+
+/// The `format` of a version's own binary among its chunks.
+pub(crate) const ORIGINAL: &str = "";
+
+/// How much of a binary a write stored.
+#[derive(Debug)]
+pub(crate) struct Written {
+    /// The length in bytes.
+    pub(crate) size: i64,
+    /// The SHA-256 of the bytes, in hex.
+    pub(crate) etag: String,
+}
+
+/// Replaces the chunks of a version's binary (`format` [`ORIGINAL`]) or of one of its previews
+/// with the bytes `reader` gives, reading one chunk at a time.
+pub(crate) async fn write(
+    connection: &mut AnyConnection,
+    version: i64,
+    format: &str,
+    reader: &mut dyn Read,
+) -> Result<Written, WriteError> {
+    sqlx::query("DELETE FROM binary_chunks WHERE version_id = $1 AND format = $2")
+        .bind(version)
+        .bind(format.to_string())
+        .execute(&mut *connection)
+        .await?;
+    let mut hash = Sha256::new();
+    let mut size: i64 = 0;
+    let mut buffer = vec![0; CHUNK];
+    for seq in 0.. {
+        let filled = fill(reader, &mut buffer)?;
+        if filled == 0 {
+            break;
+        }
+        let data = &buffer[..filled];
+        hash.update(data);
+        size += filled as i64;
+        sqlx::query(
+            "INSERT INTO binary_chunks (version_id, format, seq, data) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(version)
+        .bind(format.to_string())
+        .bind(seq as i64)
+        .bind(data.to_vec())
+        .execute(&mut *connection)
+        .await?;
+        if filled < CHUNK {
+            break;
+        }
+    }
+    Ok(Written {
+        size,
+        etag: hex::encode(hash.finalize()),
+    })
+}
+
+/// Reads until the buffer is full or the reader ends; the number of bytes read.
+fn fill(reader: &mut dyn Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
+/// Why a binary could not be written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WriteError {
+    /// The bytes could not be read.
+    #[error("cannot read the binary: {0}")]
+    Read(#[from] std::io::Error),
+    /// The database failed.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// A stored version, as a download addresses it.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Version {
+    /// The version's id.
+    pub(crate) id: i64,
+    /// The asset's id, for its access restrictions.
+    pub(crate) asset_id: i64,
+    /// The asset's tid.
+    pub(crate) asset_tid: String,
+    /// The file name of the version's binary.
+    pub(crate) file_name: Option<String>,
+    /// The length of the version's binary.
+    pub(crate) size: i64,
+    /// Its validator.
+    pub(crate) etag: String,
+}
+
+const VERSION: &str = "SELECT v.id, v.asset_id, a.tid AS asset_tid, v.file_name, v.size, v.etag \
+     FROM asset_versions v JOIN assets a ON a.id = v.asset_id";
+
+/// How a download names a version.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Selector<'a> {
+    /// By its own tid.
+    Tid(&'a str),
+    /// By its asset and number; the latest version when no number is given.
+    Asset(i64, Option<i32>),
+}
+
+/// Finds a version.
+pub(crate) async fn version(
+    pool: &AnyPool,
+    selector: Selector<'_>,
+) -> Result<Option<Version>, sqlx::Error> {
+    let query = match selector {
+        Selector::Tid(tid) => {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("{VERSION} WHERE v.tid = $1")))
+                .bind(tid.to_string())
+        }
+        Selector::Asset(asset, Some(number)) => sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{VERSION} WHERE v.asset_id = $1 AND v.version_number = $2"
+        )))
+        .bind(asset)
+        .bind(number),
+        Selector::Asset(asset, None) => sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{VERSION} WHERE v.asset_id = $1 ORDER BY v.version_number DESC LIMIT 1"
+        )))
+        .bind(asset),
+    };
+    query.fetch_optional(pool).await
+}
+
+/// A preview's length and validator.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Preview {
+    /// The length in bytes.
+    pub(crate) size: i64,
+    /// Its validator.
+    pub(crate) etag: String,
+}
+
+/// Finds the preview of a version in a format.
+pub(crate) async fn preview(
+    pool: &AnyPool,
+    version: i64,
+    format: &str,
+) -> Result<Option<Preview>, sqlx::Error> {
+    sqlx::query_as("SELECT size, etag FROM asset_previews WHERE version_id = $1 AND format = $2")
+        .bind(version)
+        .bind(format.to_string())
+        .fetch_optional(pool)
+        .await
+}
+
+/// The stored chunks of one binary, read on demand: the source of a download.
+pub(crate) struct Chunks {
+    /// The pool each chunk is read from (a download holds no connection between chunks).
+    pub(crate) pool: AnyPool,
+    /// The version.
+    pub(crate) version: i64,
+    /// [`ORIGINAL`] or a preview's format.
+    pub(crate) format: String,
+}
+
+impl ByteSource for Chunks {
+    fn open(self: Box<Self>, start: u64, end: u64) -> Body {
+        let chunk = CHUNK as u64;
+        let first = start / chunk;
+        let state = (*self, first, start, end);
+        let chunks = stream::unfold(state, move |(source, seq, at, end)| async move {
+            if at >= end {
+                return None;
+            }
+            let read: Result<Option<Vec<u8>>, sqlx::Error> = sqlx::query_scalar(
+                "SELECT data FROM binary_chunks WHERE version_id = $1 AND format = $2 AND seq = $3",
+            )
+            .bind(source.version)
+            .bind(source.format.clone())
+            .bind(seq as i64)
+            .fetch_optional(&source.pool)
+            .await;
+            let data = match read {
+                Ok(Some(data)) => data,
+                Ok(None) => {
+                    let error = std::io::Error::other(format!(
+                        "chunk {seq} of version {} '{}' is missing",
+                        source.version, source.format
+                    ));
+                    tracing::error!(%error, "a binary is shorter than its size");
+                    return Some((Err(error), (source, seq + 1, end, end)));
+                }
+                Err(error) => {
+                    tracing::error!(%error, "a binary chunk could not be read");
+                    let error = std::io::Error::other(error);
+                    return Some((Err(error), (source, seq + 1, end, end)));
+                }
+            };
+            let base = seq * chunk;
+            let from = usize::try_from(at - base)
+                .unwrap_or(usize::MAX)
+                .min(data.len());
+            let to = usize::try_from(end.min(base + chunk) - base)
+                .unwrap_or(usize::MAX)
+                .min(data.len());
+            let piece = Bytes::from(data).slice(from..to.max(from));
+            let next = base + chunk;
+            Some((Ok(piece), (source, seq + 1, next, end)))
+        });
+        Body::from_bytes_stream(chunks)
+    }
+}
