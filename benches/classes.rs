@@ -9,17 +9,12 @@
 //! `cargo bench --bench classes`. Goals (issue 16): time(100k) / time(10k) ≤ 12 for every form,
 //! and the 100k nested JSON retrieve under 2 s on the 2-core build machine.
 
-use std::{
-    net::{TcpListener, TcpStream},
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+mod support;
+
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// The token the benchmark's document issues to itself (an admin).
-const TOKEN: &str = "be4c4be4c4be4c4b.be4c4be4c4be4c4bbe4c4be4c4be4c4b";
+use support::TOKEN;
 
 /// The depth of the generated trees (the root is level 1).
 const DEPTH: u32 = 8;
@@ -50,29 +45,11 @@ const FORMS: [(&str, &str, &str); 3] = [
 type Measured = (usize, Vec<(Duration, Duration, usize)>, u64);
 
 fn main() {
-    let server = env!("CARGO_BIN_EXE_core-server");
     let mut results: Vec<Measured> = Vec::new();
     for nodes in [10_000, 100_000] {
-        let folder =
-            std::env::temp_dir().join(format!("core-bench-classes-{nodes}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&folder);
-        std::fs::create_dir_all(&folder).expect("a scratch folder");
-        let database = format!("sqlite://{}/bench.db", folder.display());
-        let document = folder.join("bench.json");
-        std::fs::write(&document, tree(nodes).to_string()).expect("the document is written");
-        let started = Instant::now();
-        let imported = Command::new(server)
-            .args(["import", "--database-url", &database])
-            .arg(&document)
-            .stdout(Stdio::null())
-            .status()
-            .expect("core-server import runs");
-        assert!(imported.success(), "the import of {nodes} nodes failed");
-        eprintln!(
-            "{nodes} nodes imported in {:.1} s",
-            started.elapsed().as_secs_f64()
-        );
-        let (mut child, port) = serve(server, &database);
+        let folder = support::scratch(&format!("classes-{nodes}"));
+        let database = support::import(&folder, &tree(nodes));
+        let (child, port) = support::serve(&database);
         // One warm-up request per form, then rounds that take each form in turn, so that every
         // form meets the same state of the server (its heap, the file's pages).
         let sizes: Vec<usize> = FORMS
@@ -100,14 +77,12 @@ fn main() {
             );
             timings.push((times[ROUNDS / 2], times[0], sizes[at]));
         }
-        let peak = peak_kib(child.id());
+        let peak = support::peak_kib(child.id());
         eprintln!(
             "{nodes:>7} nodes: server peak RSS {:.1} MB",
             peak as f64 / 1024.0
         );
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = std::fs::remove_dir_all(&folder);
+        support::stop(child, &folder);
         results.push((nodes, timings, peak));
     }
     println!("classes retrieve with nodes, {ROUNDS} timed requests each (median):");
@@ -176,97 +151,14 @@ fn tree(count: usize) -> Value {
     })
 }
 
-/// Starts `core-server serve` on a free port; answers the process and the port once it listens.
-fn serve(server: &str, database: &str) -> (Child, u16) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free port");
-    let mut child = Command::new(server)
-        .args(["serve", "--database-url", database, "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("core-server serve starts");
-    for _ in 0..200 {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return (child, port);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("core-server did not listen on {port}");
-}
-
 /// Posts a classes retrieve and reads the whole answer: its body length and status.
 fn request(port: u16, body: &str, accept: &str) -> (usize, u16) {
-    use std::io::{Read, Write};
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connected");
-    write!(
-        stream,
-        "POST /api/core/v1/pim/classes/retrieve HTTP/1.1\r\nHost: 127.0.0.1\r\n\
-         Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: {accept}\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("sent");
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).expect("the answer is read");
-    let head_end = answer
-        .windows(4)
-        .position(|window| window == b"\r\n\r\n")
-        .expect("an HTTP head");
-    let head = String::from_utf8_lossy(&answer[..head_end]);
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|status| status.parse().ok())
-        .unwrap_or(0);
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let body = &answer[head_end + 4..];
-    let length = if chunked {
-        dechunked_length(body)
-    } else {
-        body.len()
-    };
-    (length, status)
-}
-
-/// The length of a chunked body's content.
-fn dechunked_length(mut body: &[u8]) -> usize {
-    let mut total = 0;
-    loop {
-        let Some(line_end) = body.windows(2).position(|window| window == b"\r\n") else {
-            return total;
-        };
-        let size = std::str::from_utf8(&body[..line_end])
-            .ok()
-            .and_then(|line| usize::from_str_radix(line.split(';').next()?.trim(), 16).ok())
-            .unwrap_or(0);
-        if size == 0 {
-            return total;
-        }
-        total += size;
-        body = &body[(line_end + 2 + size + 2).min(body.len())..];
-    }
-}
-
-/// The peak resident memory of a process, in KiB (`VmHWM` of `/proc/<pid>/status`; 0 where
-/// there is no `/proc`).
-fn peak_kib(pid: u32) -> u64 {
-    let status = PathBuf::from(format!("/proc/{pid}/status"));
-    read_kib(&status, "VmHWM:")
-}
-
-fn read_kib(path: &Path, key: &str) -> u64 {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix(key))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let answer = support::post(
+        port,
+        "/api/core/v1/pim/classes/retrieve",
+        body,
+        accept,
+        false,
+    );
+    (answer.length, answer.status)
 }

@@ -1,8 +1,8 @@
 //! `cargo xtask schemathesis [ST-ARGS…]`: runs Schemathesis (PyPI) with `--checks all` and the
 //! phases examples, coverage and fuzzing against a core-server this chore builds and starts on the
 //! demo catalogue over a fresh SQLite file, with the project's hooks (`xtask/schemathesis/`: JSON
-//! request bodies only, see there why). Without an `--include…` argument it tests the Common
-//! module and PEO links persist; further arguments go to `st run` as they are.
+//! request bodies only, see there why). It tests every operation of the document; further
+//! arguments go to `st run` as they are (`--include-tag CM` narrows the run to one module).
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -66,17 +66,6 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
             "2",
             "--continue-on-failure",
         ]);
-    if !arguments
-        .iter()
-        .any(|argument| argument.starts_with("--include"))
-    {
-        command.args([
-            "--include-tag",
-            "Common",
-            "--include-operation-id",
-            "peosLinksPersist",
-        ]);
-    }
     command.args(arguments);
     python::status(&mut command, "schemathesis")
 }

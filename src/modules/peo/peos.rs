@@ -75,7 +75,7 @@ pub(crate) async fn of_channels(
     let rows = peos::by_ids(database.pool(), &ids).await?;
     let rows = visible(database, caller, rows, |row| row.id).await?;
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
-    let mut by_id: HashMap<i64, Peo> = ids
+    let by_id: HashMap<i64, Peo> = ids
         .iter()
         .copied()
         .zip(whole(database, rows, false).await?)
@@ -86,7 +86,6 @@ pub(crate) async fn of_channels(
             answer.entry(link.channel_id).or_default().push(peo.clone());
         }
     }
-    by_id.clear();
     for peos in answer.values_mut() {
         peos.sort_by(|a, b| a.tid.cmp(&b.tid));
     }
