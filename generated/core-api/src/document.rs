@@ -10213,9 +10213,9 @@ pub const OPENAPI_JSON: &str = r##"{
       },
       "LocalTimestamp": {
         "type": "string",
-        "description": "Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).",
+        "description": "Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31); the pattern\nbounds each field, and a day its month does not have (`2023-02-29`) is refused too.\n",
         "maxLength": 23,
-        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$",
+        "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}$",
         "example": "2024-01-01T00:00:00.000"
       }
     }

@@ -6075,7 +6075,9 @@ pub static PEO_QUERY: Schema = Schema {
             required: false,
             default: None,
             allowed: &[],
-            pattern: Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$"),
+            pattern: Some(
+                "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}$",
+            ),
             format: None,
             max_length: Some(23u32),
             max_items: None,
@@ -6094,7 +6096,9 @@ pub static PEO_QUERY: Schema = Schema {
             required: false,
             default: None,
             allowed: &[],
-            pattern: Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$"),
+            pattern: Some(
+                "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}$",
+            ),
             format: None,
             max_length: Some(23u32),
             max_items: None,

@@ -1023,7 +1023,9 @@ pub struct LinksRequest {
     pub meta: ::std::option::Option<Meta>,
     pub links: LinksBatch,
 }
-///Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31).
+/**Local timestamp `YYYY-MM-DDThh:mm:ss.SSS`, without a zone designator (D-31); the pattern
+bounds each field, and a day its month does not have (`2023-02-29`) is refused too.
+*/
 #[derive(
     ::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd,
 )]
