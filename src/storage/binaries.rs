@@ -111,8 +111,16 @@ pub(crate) struct Version {
     pub(crate) etag: String,
 }
 
-const VERSION: &str = "SELECT v.id, v.asset_id, a.tid AS asset_tid, v.file_name, v.size, v.etag \
-     FROM asset_versions v JOIN assets a ON a.id = v.asset_id";
+/// The statement reading a version, ending with `condition`.
+macro_rules! version_where {
+    ($condition:literal) => {
+        concat!(
+            "SELECT v.id, v.asset_id, a.tid AS asset_tid, v.file_name, CAST(v.size AS BIGINT) AS size, \
+             v.etag FROM asset_versions v JOIN assets a ON a.id = v.asset_id WHERE ",
+            $condition
+        )
+    };
+}
 
 /// How a download names a version.
 #[derive(Debug, Clone, Copy)]
@@ -129,18 +137,15 @@ pub(crate) async fn version(
     selector: Selector<'_>,
 ) -> Result<Option<Version>, sqlx::Error> {
     let query = match selector {
-        Selector::Tid(tid) => {
-            sqlx::query_as(sqlx::AssertSqlSafe(format!("{VERSION} WHERE v.tid = $1")))
-                .bind(tid.to_string())
+        Selector::Tid(tid) => sqlx::query_as(version_where!("v.tid = $1")).bind(tid.to_string()),
+        Selector::Asset(asset, Some(number)) => {
+            sqlx::query_as(version_where!("v.asset_id = $1 AND v.version_number = $2"))
+                .bind(asset)
+                .bind(number)
         }
-        Selector::Asset(asset, Some(number)) => sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "{VERSION} WHERE v.asset_id = $1 AND v.version_number = $2"
-        )))
-        .bind(asset)
-        .bind(number),
-        Selector::Asset(asset, None) => sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "{VERSION} WHERE v.asset_id = $1 ORDER BY v.version_number DESC LIMIT 1"
-        )))
+        Selector::Asset(asset, None) => sqlx::query_as(version_where!(
+            "v.asset_id = $1 ORDER BY v.version_number DESC LIMIT 1"
+        ))
         .bind(asset),
     };
     query.fetch_optional(pool).await
@@ -161,11 +166,14 @@ pub(crate) async fn preview(
     version: i64,
     format: &str,
 ) -> Result<Option<Preview>, sqlx::Error> {
-    sqlx::query_as("SELECT size, etag FROM asset_previews WHERE version_id = $1 AND format = $2")
-        .bind(version)
-        .bind(format.to_string())
-        .fetch_optional(pool)
-        .await
+    sqlx::query_as(
+        "SELECT CAST(size AS BIGINT) AS size, etag FROM asset_previews \
+         WHERE version_id = $1 AND format = $2",
+    )
+    .bind(version)
+    .bind(format.to_string())
+    .fetch_optional(pool)
+    .await
 }
 
 /// The stored chunks of one binary, read on demand: the source of a download.
