@@ -3,8 +3,10 @@
 //! A token is `<selector>.<secret>`: 8 random bytes that find its row and 32 random bytes (256
 //! bits) of which only the SHA-256 is stored, compared in constant time. Tokens belong to a user
 //! and carry roles; a role grants modules or operations, and the built-in role `admin` grants
-//! every operation. Everything is read from the database on each request, so a revocation holds
-//! at once on every server instance.
+//! every operation. A server keeps the callers it verified in memory ([`Callers`]) until the
+//! access revision moves: any change to users, roles, grants or tokens, by any process, counts it
+//! up (triggers, migration 0006), and a server looks at it at most every [`REVISION_CHECK`], so
+//! a revocation or a grant holds on every instance within that bound (D-02).
 
 use core_api_support::Operation;
 use sha2::{Digest, Sha256};
@@ -78,8 +80,8 @@ pub enum AccessError {
     NotFound(String),
 }
 
-/// Checks the `Authorization` header value and finds the caller.
-pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<Caller, AuthError> {
+/// The selector and secret of an `Authorization` header value.
+fn credential(header: Option<&[u8]>) -> Result<(&str, &str), AuthError> {
     let header = header.ok_or(AuthError::Failure(AuthFailure::Missing))?;
     let header = std::str::from_utf8(header).map_err(|_| AuthFailure::NotBearer)?;
     let (scheme, token) = header
@@ -89,7 +91,24 @@ pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<
     if !scheme.eq_ignore_ascii_case("bearer") {
         return Err(AuthFailure::NotBearer.into());
     }
-    let (selector, secret) = token.trim().split_once('.').ok_or(AuthFailure::Unknown)?;
+    Ok(token.trim().split_once('.').ok_or(AuthFailure::Unknown)?)
+}
+
+/// Checks the `Authorization` header value and finds the caller in the database.
+pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<Caller, AuthError> {
+    let (selector, secret) = credential(header)?;
+    verify(database, selector, secret)
+        .await
+        .map(|(caller, _)| caller)
+}
+
+/// Reads a token's caller from the database and checks its secret; the caller and the stored
+/// hash of the secret.
+async fn verify(
+    database: &Database,
+    selector: &str,
+    secret: &str,
+) -> Result<(Caller, String), AuthError> {
     // One round trip: the token's row repeated for each of its roles' grants.
     let rows = sqlx::query(
         "SELECT t.secret_hash, u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
@@ -126,7 +145,101 @@ pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<
             caller.grants.push(format!("{kind}:{name}"));
         }
     }
-    Ok(caller)
+    Ok((caller, stored))
+}
+
+/// How long a change to who may call what (a revocation, a grant) can take to hold on a server
+/// that keeps the caller in memory: the access revision is looked at most this often (D-02).
+pub const REVISION_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The most callers a server keeps in memory; beyond, it starts again from none.
+const KEPT: usize = 10_000;
+
+/// The callers this server verified, by token selector, with the stored hash of their secret,
+/// kept while the access revision stays where it was when they were read.
+#[derive(Debug, Default)]
+pub struct Callers {
+    state: std::sync::RwLock<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    /// The access revision the callers were read at.
+    revision: i64,
+    /// When the revision was last looked at.
+    checked: Option<std::time::Instant>,
+    /// Selector → (hash of the secret, caller).
+    callers: std::collections::HashMap<String, (String, std::sync::Arc<Caller>)>,
+}
+
+impl Callers {
+    /// Checks the `Authorization` header value and finds the caller: from memory when this
+    /// server verified the token since the access revision last moved, else from the database.
+    pub async fn authenticate(
+        &self,
+        database: &Database,
+        header: Option<&[u8]>,
+    ) -> Result<std::sync::Arc<Caller>, AuthError> {
+        let (selector, secret) = credential(header)?;
+        let revision = self.current(database).await?;
+        let hash = hash_secret(secret);
+        if let Some((stored, caller)) = self.read().callers.get(selector) {
+            return if constant_time_eq(stored.as_bytes(), hash.as_bytes()) {
+                Ok(std::sync::Arc::clone(caller))
+            } else {
+                Err(AuthFailure::Unknown.into())
+            };
+        }
+        let (caller, stored) = verify(database, selector, secret).await?;
+        let caller = std::sync::Arc::new(caller);
+        let mut kept = self.write();
+        // A caller read before the revision moved is not kept.
+        if kept.revision == revision {
+            if kept.callers.len() >= KEPT {
+                kept.callers.clear();
+            }
+            kept.callers.insert(
+                selector.to_string(),
+                (stored, std::sync::Arc::clone(&caller)),
+            );
+        }
+        Ok(caller)
+    }
+
+    /// The access revision the kept callers hold for: looked up when it was last looked at more
+    /// than [`REVISION_CHECK`] ago, dropping every kept caller when it moved.
+    async fn current(&self, database: &Database) -> Result<i64, AuthError> {
+        let (revision, checked) = {
+            let kept = self.read();
+            (kept.revision, kept.checked)
+        };
+        if checked.is_some_and(|checked| checked.elapsed() < REVISION_CHECK) {
+            return Ok(revision);
+        }
+        let now: i64 =
+            sqlx::query_scalar("SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1")
+                .fetch_one(database.pool())
+                .await?;
+        let mut kept = self.write();
+        if kept.revision != now || kept.checked.is_none() {
+            kept.callers.clear();
+            kept.revision = now;
+        }
+        kept.checked = Some(std::time::Instant::now());
+        Ok(kept.revision)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Kept> {
+        self.state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Kept> {
+        self.state
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// Why `authenticate` refused.

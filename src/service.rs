@@ -1,7 +1,7 @@
 //! The service: the state every operation works with. The operations themselves live in
 //! `modules/`, one file per specification module, each implementing its generated trait.
 
-use crate::{repr::Codec, settings::Settings, storage::Database};
+use crate::{auth::Callers, repr::Codec, settings::Settings, storage::Database};
 
 /// The state shared by all requests.
 #[derive(Debug)]
@@ -12,6 +12,8 @@ pub struct Service {
     pub codec: Codec,
     /// The database.
     pub database: Database,
+    /// The callers this server verified (D-02).
+    pub callers: Callers,
 }
 
 impl Service {
@@ -22,6 +24,7 @@ impl Service {
             settings,
             codec,
             database,
+            callers: Callers::default(),
         }
     }
 }

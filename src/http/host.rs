@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::{binary, negotiate};
 use crate::{
-    auth::{self, Caller},
+    auth::Caller,
     error::ApiError,
     repr::{DecodeError, Problem, path::Path, tree},
     service::Service,
@@ -30,7 +30,7 @@ pub struct Context {
     /// The media type of the answer.
     pub response: &'static MediaType,
     /// Who is calling: for per-item access rights.
-    pub caller: Caller,
+    pub caller: std::sync::Arc<Caller>,
     /// The headers a binary answer is conditional on (`Range`, `If-Range`, `If-None-Match`).
     pub conditions: binary::Conditions,
 }
@@ -49,7 +49,10 @@ impl Host for Service {
         let authorization = headers
             .get(header::AUTHORIZATION)
             .map(HeaderValue::as_bytes);
-        let caller = auth::authenticate(&self.database, authorization).await?;
+        let caller = self
+            .callers
+            .authenticate(&self.database, authorization)
+            .await?;
         if !caller.may(operation) {
             return Err(ApiError::Forbidden(operation));
         }

@@ -94,17 +94,27 @@ pub(crate) async fn insert(
     path: &str,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-         SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
-         WHERE parent_id IS NOT DISTINCT FROM $1 RETURNING id",
-    )
-    .bind(parent_id)
-    .bind(name)
-    .bind(path)
-    .bind(now)
-    .fetch_one(connection)
-    .await
+    // Two statements, so that each reads the last sibling from the (parent_id, order_number)
+    // index: PostgreSQL uses no index for `IS NOT DISTINCT FROM`.
+    let statement = match parent_id {
+        Some(_) => {
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+             SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
+             WHERE parent_id = $1 RETURNING id"
+        }
+        None => {
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+             SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
+             WHERE parent_id IS NULL RETURNING id"
+        }
+    };
+    sqlx::query_scalar(statement)
+        .bind(parent_id)
+        .bind(name)
+        .bind(path)
+        .bind(now)
+        .fetch_one(connection)
+        .await
 }
 
 /// The parent of a stored keyword.

@@ -6,6 +6,7 @@
 //! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]).
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
 
+pub mod bench_http;
 pub mod codegen;
 pub mod document;
 pub mod fuzz;

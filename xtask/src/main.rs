@@ -12,7 +12,9 @@ chores:
   codegen --check    fail if generated/ differs from what the document produces
   validate           check the document with openapi-spec-validator (installed under target/)
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
-  schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)";
+  schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
+  bench-http [--rounds N] [--seconds S]
+                     load benchmark: core-server against a bare poem floor, with wrk";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -51,6 +53,7 @@ fn run(args: Vec<String>) -> Result<()> {
         }
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
+        ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
         ["fuzz-seeds"] => {
             let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
             let written = xtask::fuzz::seed(&root, &xtask::document::Document::parse(&yaml)?)?;

@@ -1,0 +1,80 @@
+//! The callers a server keeps in memory (D-02): a verified token is answered without the
+//! database until the access revision moves, and a revocation made by another process holds
+//! within `REVISION_CHECK`. On SQLite always, on PostgreSQL too when `CORE_TEST_POSTGRES_URL` is
+//! set.
+
+use std::time::{Duration, Instant};
+
+use core_server::{
+    auth::{self, Callers, REVISION_CHECK, Revoke},
+    storage::Database,
+};
+
+async fn kept_until_the_revision_moves(database: &Database) {
+    let user = format!("kept-{}", std::process::id());
+    let token = auth::issue(database, &user, &[auth::ADMIN.to_string()])
+        .await
+        .expect("a token");
+    let header = format!("Bearer {token}");
+    let callers = Callers::default();
+    let first = callers
+        .authenticate(database, Some(header.as_bytes()))
+        .await
+        .expect("verified");
+    // Kept: the same caller, not read again.
+    let again = callers
+        .authenticate(database, Some(header.as_bytes()))
+        .await
+        .expect("kept");
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+    // A wrong secret for a kept selector is refused without the database.
+    let (selector, _) = token.split_once('.').expect("selector.secret");
+    let wrong = format!("Bearer {selector}.{}", "0".repeat(64));
+    assert!(
+        callers
+            .authenticate(database, Some(wrong.as_bytes()))
+            .await
+            .is_err()
+    );
+    // Another process revokes: the server sees it within the bound, never later.
+    auth::revoke(database, Revoke::Token(&token))
+        .await
+        .expect("revoked");
+    let revoked = Instant::now();
+    loop {
+        let answer = callers
+            .authenticate(database, Some(header.as_bytes()))
+            .await;
+        if answer.is_err() {
+            break;
+        }
+        assert!(
+            revoked.elapsed() <= REVISION_CHECK + Duration::from_millis(50),
+            "a revoked token was still accepted after {:?}",
+            revoked.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn sqlite_keeps_callers_until_the_revision_moves() {
+    let database = Database::connect("sqlite::memory:").await.expect("opens");
+    kept_until_the_revision_moves(&database).await;
+}
+
+#[tokio::test]
+async fn postgres_keeps_callers_until_the_revision_moves_when_configured() {
+    let Ok(url) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: kept callers were tested on SQLite only");
+        return;
+    };
+    let url = core_server::testing::fresh_postgres_schema(&url)
+        .await
+        .expect("a fresh schema");
+    let database = Database::connect(&url).await.expect("PostgreSQL opens");
+    kept_until_the_revision_moves(&database).await;
+    core_server::testing::drop_postgres_schema(&database)
+        .await
+        .expect("dropped");
+}
