@@ -1,4 +1,5 @@
-//! `cargo xtask bench-http [--rounds N] [--seconds S]`: the load benchmark of the request path.
+//! `cargo xtask bench-http [--rounds N] [--seconds S] [--prism]`: the load benchmark of the request
+//! path.
 //! It builds core-server and the floor (`crates/bench-floor`, a bare poem server answering the
 //! same bodies) in release, starts core-server on the demo catalogue (a second one on its own
 //! database for the persist scenario, which grows its data) and the floor with the answers
@@ -6,7 +7,9 @@
 //! Debian's packages when missing) to core 1 where `taskset` exists, and runs each scenario
 //! against each server in interleaved rounds. It prints, per scenario, requests per second
 //! (min/median/max over the rounds), the median p50 and p99 latencies, and the ratio of
-//! core-server's median to the floor's.
+//! core-server's median to the floor's. With `--prism` it also runs the keyword retrieve against a
+//! Stoplight Prism mock of the document (npm `@stoplight/prism-cli`, installed under
+//! `target/bench-http-prism`), the reference the issue compares with.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -115,11 +118,13 @@ struct Run {
 pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     let mut rounds = 3usize;
     let mut seconds = 5u32;
+    let mut prism = false;
     let mut rest = arguments.iter();
     while let Some(argument) = rest.next() {
         match *argument {
             "--rounds" => rounds = rest.next().context("--rounds N")?.parse()?,
             "--seconds" => seconds = rest.next().context("--seconds S")?.parse()?,
+            "--prism" => prism = true,
             other => bail!("bench-http: unknown argument {other}"),
         }
     }
@@ -225,7 +230,73 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
         );
     }
     drop((reader, writer, floor));
+    if prism {
+        let keywords = &scenarios[0];
+        let ours = spread(&results[0].0, |run| run.rps).1;
+        let mock = prism_rps(
+            root, &wrk, taskset, seconds, rounds, &folder, keywords, &token,
+        )?;
+        println!(
+            "| {} against a Prism mock of the document | {ours:.0} | Prism {mock:.0} | {:.1}× Prism |",
+            keywords.name,
+            ours / mock
+        );
+    }
     Ok(())
+}
+
+/// The median rps of a Stoplight Prism mock of the document answering a scenario, over the
+/// rounds (npm installs Prism under `target/bench-http-prism` on first use).
+#[allow(clippy::too_many_arguments)]
+fn prism_rps(
+    root: &Path,
+    wrk: &Path,
+    taskset: bool,
+    seconds: u32,
+    rounds: usize,
+    folder: &Path,
+    scenario: &Scenario,
+    token: &str,
+) -> Result<f64> {
+    let prefix = root.join("target/bench-http-prism");
+    let binary = prefix.join("node_modules/.bin/prism");
+    if !binary.exists() {
+        eprintln!("bench-http: installing @stoplight/prism-cli@5 with npm");
+        let installed = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&prefix)
+            .arg("@stoplight/prism-cli@5")
+            .status()
+            .context("npm (Node.js) is needed for --prism")?;
+        if !installed.success() {
+            bail!("npm install @stoplight/prism-cli@5 failed");
+        }
+    }
+    let address = free_address()?;
+    let port = address.rsplit(':').next().unwrap_or_default().to_string();
+    let mock = Running::start(
+        pinned(taskset, "0", &binary)
+            .args(["mock", "--host", "127.0.0.1", "--port", &port])
+            .arg(root.join(crate::DOCUMENT_PATH))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+        address,
+    )?;
+    wait_listening(&mock.address)?;
+    let script = folder.join("prism.lua");
+    std::fs::write(&script, lua(scenario, token))?;
+    let mut runs = Vec::new();
+    for _ in 0..rounds {
+        runs.push(measure(
+            wrk,
+            taskset,
+            seconds,
+            &script,
+            &mock.address,
+            scenario.path,
+        )?);
+    }
+    Ok(spread(&runs, |run| run.rps).1)
 }
 
 /// The minimum, median and maximum of a figure over the rounds.

@@ -13,8 +13,8 @@ chores:
   validate           check the document with openapi-spec-validator (installed under target/)
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
-  bench-http [--rounds N] [--seconds S]
-                     load benchmark: core-server against a bare poem floor, with wrk";
+  bench-http [--rounds N] [--seconds S] [--prism]
+                     load benchmark: core-server against a bare poem floor (and a Prism mock), with wrk";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
