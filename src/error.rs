@@ -140,6 +140,15 @@ impl From<EncodeError> for ApiError {
 }
 
 impl ApiError {
+    /// A request that breaks the first rule of its schema, refused in the words decoding uses
+    /// (decoding refuses it first; a module reaching this has a rule the schema does not state).
+    pub fn broken_rule(schema: &'static core_api_support::Schema) -> ApiError {
+        match crate::repr::constraints::first_rule_broken(schema) {
+            Some(problem) => ApiError::Invalid(crate::repr::DecodeError::whole(problem)),
+            None => ApiError::Internal(format!("schema {} states no rule", schema.name)),
+        }
+    }
+
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {

@@ -1,6 +1,7 @@
 //! Local timestamps (`YYYY-MM-DDThh:mm:ss.SSS`, PEO query, D-31) read in the service's time zone
 //! (`--time-zone`: `UTC` or a fixed offset such as `+01:00`) and turned into the UTC text the
-//! service stores, so that they compare with stored timestamps as text.
+//! service stores, so that they compare with stored timestamps as text; and that text itself
+//! (`format_millis`, also what `storage::now_utc` writes).
 
 use std::{fmt, str::FromStr};
 
@@ -126,7 +127,8 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
-fn format_millis(millis: i64) -> String {
+/// The UTC text (`2024-01-10T08:00:00.000Z`) of milliseconds since 1970-01-01.
+pub(crate) fn format_millis(millis: i64) -> String {
     let (days, rest) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
     let (year, month, day) = civil_from_days(days);
     format!(

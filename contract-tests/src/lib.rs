@@ -265,6 +265,12 @@ impl TestServer {
     }
 }
 
+/// Bytes in standard base64, as a fixture's binary content (`{"base64": …}`) takes them.
+pub fn base64(bytes: impl AsRef<[u8]>) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// A bootstrap document written as JSON, for a test's fixture.
 pub fn fixture(document: Value) -> Bootstrap {
     serde_json::from_value(document).expect("the fixture is a bootstrap document")

@@ -44,3 +44,30 @@ impl Locales {
         Ok(found)
     }
 }
+
+/// The assets linked to records (keywords, channels) that the caller may see, by record, in row
+/// order. `rows` are (record, asset tid, what the answer shows of the asset, a role the asset
+/// is restricted to), one per role, the rows of one record and asset side by side (the storage
+/// queries order them so).
+pub(crate) fn visible_assets<T>(
+    caller: &crate::auth::Caller,
+    rows: impl IntoIterator<Item = (i64, String, T, Option<String>)>,
+) -> std::collections::HashMap<i64, Vec<(String, T)>> {
+    let mut grouped: Vec<(i64, String, T, Vec<String>)> = Vec::new();
+    for (record, tid, shown, role) in rows {
+        match grouped.last_mut() {
+            Some((last, last_tid, _, roles)) if *last == record && *last_tid == tid => {
+                roles.extend(role);
+            }
+            _ => grouped.push((record, tid, shown, role.into_iter().collect())),
+        }
+    }
+    let mut visible: std::collections::HashMap<i64, Vec<(String, T)>> =
+        std::collections::HashMap::new();
+    for (record, tid, shown, roles) in grouped {
+        if caller.sees(&roles) {
+            visible.entry(record).or_default().push((tid, shown));
+        }
+    }
+    visible
+}

@@ -97,7 +97,19 @@ pub fn items(field: &Field, count: usize) -> Option<Problem> {
 /// The first rule of `schema` that the object breaks, as the problem to report.
 pub fn rules(schema: &'static Schema, object: &Map<String, Value>) -> Option<Problem> {
     let broken = schema.rules.iter().find(|rule| !holds(rule, object))?;
-    Some(match broken.message {
+    Some(refusal(broken))
+}
+
+/// The problem reported for a request that breaks the first rule of `schema`, in the words
+/// decoding uses: for a module whose selection finds the rule broken where decoding let it
+/// pass, which the document's rules make unreachable.
+pub fn first_rule_broken(schema: &'static Schema) -> Option<Problem> {
+    schema.rules.first().map(refusal)
+}
+
+/// The refusal of a broken rule: its `x-message`, else "exactly one of" its properties.
+fn refusal(broken: &Rule) -> Problem {
+    match broken.message {
         Some(message) => Problem::Refused(message.to_string()),
         None => Problem::ExactlyOneOf(
             broken
@@ -106,7 +118,7 @@ pub fn rules(schema: &'static Schema, object: &Map<String, Value>) -> Option<Pro
                 .flat_map(|conditions| conditions.iter().map(|condition| condition.property))
                 .collect(),
         ),
-    })
+    }
 }
 
 /// Whether the object keeps a rule, as JSON Schema reads `anyOf` and `oneOf`.

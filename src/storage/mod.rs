@@ -181,27 +181,10 @@ pub fn now_utc() -> String {
     )
 }
 
-/// Formats a time given as its distance from the Unix epoch.
+/// Formats a time given as its distance from the Unix epoch (the calendar arithmetic is
+/// `local_time`'s, which reads local timestamps into the same text).
 fn format_utc(since: std::time::Duration) -> String {
-    let seconds = since.as_secs();
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since.subsec_millis()
-    )
+    crate::local_time::format_millis(i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Recognises the backend and, for SQLite, creates the file's folder and asks for the file to be

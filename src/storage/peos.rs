@@ -153,15 +153,3 @@ pub(crate) async fn matching(
     .fetch_all(pool)
     .await
 }
-
-/// The PEOs linked to the listed channels.
-pub(crate) async fn of_channels(pool: &AnyPool, channels: &[i64]) -> Result<Vec<i64>, sqlx::Error> {
-    let links: Vec<(i64,)> = in_list(
-        pool,
-        "SELECT DISTINCT peo_id FROM peo_channels WHERE channel_id IN (",
-        ")",
-        channels,
-    )
-    .await?;
-    Ok(links.into_iter().map(|(id,)| id).collect())
-}

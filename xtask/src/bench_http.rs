@@ -12,15 +12,16 @@
 //! `target/bench-http-prism`), the reference the issue compares with.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::{TcpListener, TcpStream},
+    io::{Read, Write},
+    net::TcpStream,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    process::{Command, Stdio},
 };
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
+
+use crate::server::{self, Running, free_address, wait_listening};
 
 /// Connections wrk keeps open.
 const CONNECTIONS: u32 = 64;
@@ -156,8 +157,9 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     }
     std::fs::create_dir_all(&folder)?;
     let release = root.join("target/release");
-    let (reader, token) = core_server(&release, &folder.join("read.db"), taskset)?;
-    let (writer, _) = core_server(&release, &folder.join("write.db"), taskset)?;
+    let core_server = || pinned(taskset, "0", &release.join("core-server"));
+    let (reader, token) = server::demo(&mut core_server(), &folder.join("read.db"))?;
+    let (writer, _) = server::demo(&mut core_server(), &folder.join("write.db"))?;
     let scenarios = scenarios();
     // The floor answers what core-server answered.
     let mut answers = Vec::new();
@@ -338,65 +340,6 @@ fn pinned(taskset: bool, core: &str, program: &Path) -> Command {
     } else {
         Command::new(program)
     }
-}
-
-/// A process and its address, stopped when dropped.
-struct Running {
-    child: Child,
-    address: String,
-}
-
-impl Running {
-    fn start(command: &mut Command, address: String) -> Result<Running> {
-        let child = command.spawn().context("starting a server")?;
-        Ok(Running { child, address })
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// core-server on the demo catalogue over a fresh SQLite file; the server and its token.
-fn core_server(release: &Path, database: &Path, taskset: bool) -> Result<(Running, String)> {
-    let address = free_address()?;
-    let mut server = Running::start(
-        pinned(taskset, "0", &release.join("core-server"))
-            .args(["serve", "--demo", "--bind", &address])
-            .arg("--database-url")
-            .arg(format!("sqlite://{}", database.display()))
-            .env("CORE_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null()),
-        address,
-    )?;
-    let mut token = String::new();
-    BufReader::new(server.child.stdout.take().context("the server's stdout")?)
-        .read_line(&mut token)
-        .context("reading the demo token")?;
-    wait_listening(&server.address)?;
-    Ok((server, token.trim().to_string()))
-}
-
-/// A loopback address with a port free now.
-fn free_address() -> Result<String> {
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.to_string())
-}
-
-/// Waits up to a minute for a server to accept connections.
-fn wait_listening(address: &str) -> Result<()> {
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(60) {
-        if TcpStream::connect(address).is_ok() {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    bail!("nothing listens on {address}")
 }
 
 /// One request of a scenario to core-server: the status and the body.

@@ -12,6 +12,7 @@ pub mod document;
 pub mod fuzz;
 pub mod python;
 pub mod schemathesis;
+pub mod server;
 pub mod validate;
 
 use std::path::{Path, PathBuf};

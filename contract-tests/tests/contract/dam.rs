@@ -3,8 +3,7 @@
 //! format, streamed whole across its stored chunks; `ETag` and `If-None-Match`, `Range` and
 //! `If-Range` as a download client uses them; what is unknown or not visible is 404.
 
-use base64::Engine;
-use contract_tests::{TestServer, backends, coverage, fixture, issue_item};
+use contract_tests::{TestServer, backends, base64, coverage, fixture, issue_item};
 use core_api::operations::ASSETS_VERSIONS_BIN;
 use serde_json::json;
 
@@ -18,10 +17,6 @@ fn large() -> Vec<u8> {
         .collect()
 }
 
-fn encoded(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
     server
@@ -31,13 +26,13 @@ async fn server(url: &str) -> TestServer {
             "assets": [
                 {"tid": "A-1", "versions": [
                     {"versionNumber": 1, "tid": "A-1-v1", "mediaType": "text/plain", "fileName": "one.txt",
-                     "content": {"base64": encoded(b"version one")},
-                     "previews": [{"format": "thumbnail", "mediaType": "text/plain", "content": {"base64": encoded(b"thumb")}}]},
+                     "content": {"base64": base64(b"version one")},
+                     "previews": [{"format": "thumbnail", "mediaType": "text/plain", "content": {"base64": base64(b"thumb")}}]},
                     {"versionNumber": 2, "tid": "A-1-v2", "mediaType": "application/octet-stream",
-                     "content": {"base64": encoded(&large())}}
+                     "content": {"base64": base64(large())}}
                 ]},
                 {"tid": "A-R", "restrictedTo": ["secret"], "versions": [
-                    {"versionNumber": 1, "tid": "A-R-v1", "mediaType": "text/plain", "content": {"base64": encoded(b"secret")}}
+                    {"versionNumber": 1, "tid": "A-R-v1", "mediaType": "text/plain", "content": {"base64": base64(b"secret")}}
                 ]}
             ]
         })))

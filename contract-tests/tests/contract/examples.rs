@@ -5,17 +5,11 @@
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{
-    Example, TestServer, backends, coverage, document, examples, fixture, operations, redact_json,
-    redact_xml,
+    Example, TestServer, backends, base64, coverage, document, examples, fixture, operations,
+    redact_json, redact_xml,
 };
 use core_server::{bootstrap::Bootstrap, storage::Backend};
 use serde_json::{Value, json};
-
-/// The bytes of a documented download, as the example shows them.
-fn base64(text: &str) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(text)
-}
 
 /// What the examples read: the specification's locales (ids 1 to 3), keywords, glossaries (ids
 /// 1 and 2), assets (1001 on, with the versions and preview the downloads name) and a product

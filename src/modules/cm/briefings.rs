@@ -4,9 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use core_api::types::{
-    BriefingAttribute, BriefingBox, BriefingBoxes, BriefingEmpty, BriefingImage, BriefingImages,
-    BriefingLayout, BriefingRequest, PatchBriefing,
+use core_api::{
+    tables,
+    types::{
+        BriefingAttribute, BriefingBox, BriefingBoxes, BriefingEmpty, BriefingImage,
+        BriefingImages, BriefingLayout, BriefingRequest, PatchBriefing,
+    },
 };
 
 use crate::{
@@ -30,11 +33,7 @@ pub(crate) async fn retrieve(
             format!("Project with tid '{tid}' not found"),
         ),
         (None, Some(id)) => (Identity::Id(*id), format!("Project with id {id} not found")),
-        (None, None) => {
-            return Err(ApiError::Rule(
-                "exactly one channel must be given, in tids or ids".to_string(),
-            ));
-        }
+        (None, None) => return Err(ApiError::broken_rule(&tables::BRIEFING_REQUEST)),
     };
     let channel = records::find(pool, &CHANNELS, identity)
         .await?

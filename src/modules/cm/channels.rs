@@ -4,14 +4,17 @@
 
 use std::collections::{HashMap, HashSet};
 
-use core_api::types::{
-    ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peos, Project, ProjectLinks,
+use core_api::{
+    tables,
+    types::{
+        ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peos, Project, ProjectLinks,
+    },
 };
 
 use crate::{
     auth::Caller,
     error::ApiError,
-    modules::{itm, peo::peos, vals},
+    modules::{itm, peo::peos, vals, visible_assets},
     storage::{
         Database,
         channels::{self, Channel, Node},
@@ -50,11 +53,7 @@ pub(crate) async fn query(
             Identity::Key(tid),
             format!("project by tid '{tid}' not found"),
         ),
-        (None, None) => {
-            return Err(ApiError::Rule(
-                "exactly one of id, tid or root true must be given".to_string(),
-            ));
-        }
+        (None, None) => return Err(ApiError::broken_rule(&tables::CHANNEL_QUERY_DTO)),
     };
     let root = records::find(pool, &CHANNELS, identity)
         .await?
@@ -176,29 +175,18 @@ fn meta(row: &Channel) -> Meta {
 
 /// The asset links of each channel that the caller may see: key = asset tid, text = its path.
 fn visible_links(caller: &Caller, rows: Vec<channels::AssetLink>) -> HashMap<i64, Vec<Itm>> {
-    // Rows come by channel and asset, once per role the asset is restricted to.
-    let mut grouped: Vec<(i64, String, String, Vec<String>)> = Vec::new();
-    for row in rows {
-        match grouped.last_mut() {
-            Some((channel, tid, _, roles)) if *channel == row.channel_id && *tid == row.tid => {
-                roles.extend(row.role);
-            }
-            _ => grouped.push((
-                row.channel_id,
-                row.tid,
-                row.path.unwrap_or_default(),
-                row.role.into_iter().collect(),
-            )),
-        }
-    }
-    let mut links: HashMap<i64, Vec<Itm>> = HashMap::new();
-    for (channel, tid, path, roles) in grouped {
-        if caller.sees(&roles) {
-            links
-                .entry(channel)
-                .or_default()
-                .push(itm::keyed(&tid, path));
-        }
-    }
-    links
+    let rows = rows.into_iter().map(|row| {
+        let path = row.path.unwrap_or_default();
+        (row.channel_id, row.tid, path, row.role)
+    });
+    visible_assets(caller, rows)
+        .into_iter()
+        .map(|(channel, assets)| {
+            let links = assets
+                .into_iter()
+                .map(|(tid, path)| itm::keyed(&tid, path))
+                .collect();
+            (channel, links)
+        })
+        .collect()
 }

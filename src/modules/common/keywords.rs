@@ -13,7 +13,7 @@ use core_api::{
 
 use super::super::{
     batch::{self, Apply, ItemError, Scope, Tx},
-    itm,
+    itm, visible_assets,
 };
 use crate::{
     auth::Caller,
@@ -141,22 +141,16 @@ async fn asset_links(
     caller: &Caller,
     prefix: &str,
 ) -> Result<HashMap<i64, Vec<String>>, ApiError> {
-    // (keyword, asset) → roles the asset is restricted to.
-    let mut restricted: Vec<((i64, String), Vec<String>)> = Vec::new();
-    for link in stored::asset_links_below(database.pool(), prefix).await? {
-        let key = (link.keyword_id, link.tid);
-        match restricted.last_mut() {
-            Some((last, roles)) if *last == key => roles.extend(link.role),
-            _ => restricted.push((key, link.role.into_iter().collect())),
-        }
-    }
-    let mut links: HashMap<i64, Vec<String>> = HashMap::new();
-    for ((keyword, asset), roles) in restricted {
-        if caller.sees(&roles) {
-            links.entry(keyword).or_default().push(asset);
-        }
-    }
-    Ok(links)
+    let rows = stored::asset_links_below(database.pool(), prefix).await?;
+    let visible = visible_assets(
+        caller,
+        rows.into_iter()
+            .map(|link| (link.keyword_id, link.tid, (), link.role)),
+    );
+    Ok(visible
+        .into_iter()
+        .map(|(keyword, assets)| (keyword, assets.into_iter().map(|(tid, ())| tid).collect()))
+        .collect())
 }
 
 /// `keywords/persist`: each `kwd` created or updated in its transaction.

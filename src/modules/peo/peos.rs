@@ -243,12 +243,8 @@ pub(crate) async fn query(
             } else {
                 vec![project.id]
             };
-            Some(
-                peos::of_channels(pool, &channels)
-                    .await?
-                    .into_iter()
-                    .collect(),
-            )
+            let links = channels::peo_links(pool, &channels).await?;
+            Some(links.into_iter().map(|link| link.peo_id).collect())
         }
         None => None,
     };

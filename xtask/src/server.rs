@@ -1,0 +1,96 @@
+//! What the chores that drive a running server share: a free loopback address, a process
+//! stopped when dropped, waiting for it to listen, and core-server started on the demo catalogue
+//! with its token.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::{TcpListener, TcpStream},
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+
+/// A started process and the address it serves, stopped when dropped.
+pub struct Running {
+    /// The process.
+    pub child: Child,
+    /// Its `host:port`.
+    pub address: String,
+}
+
+impl Running {
+    /// Spawns `command`, which serves `address`.
+    pub fn start(command: &mut Command, address: String) -> Result<Running> {
+        let child = command.spawn().context("starting a server")?;
+        Ok(Running { child, address })
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback address with a port free now.
+pub fn free_address() -> Result<String> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.to_string())
+}
+
+/// Waits up to a minute for a server to accept connections.
+pub fn wait_listening(address: &str) -> Result<()> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        if TcpStream::connect(address).is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    bail!("nothing listens on {address}")
+}
+
+/// Waits up to a minute for `GET /healthz` to answer 200.
+fn wait_until_healthy(address: &str) -> Result<()> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        if let Ok(mut stream) = TcpStream::connect(address) {
+            let request =
+                format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+            let mut answer = String::new();
+            if stream.write_all(request.as_bytes()).is_ok()
+                && stream.read_to_string(&mut answer).is_ok()
+                && answer.starts_with("HTTP/1.1 200")
+            {
+                return Ok(());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    bail!("core-server did not answer /healthz on {address} within a minute")
+}
+
+/// Starts `serve --demo` of the core-server `command` runs (a binary, or `taskset` pinning one)
+/// over a fresh SQLite file; answers the server, once healthy, and the demo's token.
+pub fn demo(command: &mut Command, database: &Path) -> Result<(Running, String)> {
+    let address = free_address()?;
+    let mut server = Running::start(
+        command
+            .args(["serve", "--demo", "--bind", &address])
+            .arg("--database-url")
+            .arg(format!("sqlite://{}", database.display()))
+            .env("CORE_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        address,
+    )?;
+    let mut token = String::new();
+    BufReader::new(server.child.stdout.take().context("the server's stdout")?)
+        .read_line(&mut token)
+        .context("reading the demo token")?;
+    wait_until_healthy(&server.address)?;
+    Ok((server, token.trim().to_string()))
+}
