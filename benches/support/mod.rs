@@ -186,10 +186,15 @@ fn read_kib(pid: u32, key: &str) -> u64 {
 }
 
 /// Stops a server and removes its folder.
-pub fn stop(mut child: Child, folder: &Path) {
+pub fn stop(child: Child, folder: &Path) {
+    end(child);
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+/// Stops a server, keeping its folder (for the next server on the same database).
+pub fn end(mut child: Child) {
     let _ = child.kill();
     let _ = child.wait();
-    let _ = std::fs::remove_dir_all(folder);
 }
 
 /// The median and fastest of a set of times.

@@ -326,29 +326,45 @@ fn json_schema(document: &Value, name: &str) -> Result<jsonschema::Validator, St
 }
 
 /// Deserializes a tree into the generated type of a schema, and checks that the typed value
-/// written as default JSON (one pass, as answers are) is byte for byte the normalized tree.
+/// written in each representation (one pass, as answers are) is byte for byte what the normalized
+/// tree writes.
 fn typed(codec: &Codec, schema: &str, tree: Value) -> Result<(), String> {
     let table = table(schema);
-    let normalized = codec
-        .encode(Representation::Json, tree.clone(), table)
-        .map_err(|error| format!("the tree does not encode: {error}"))?;
-    let same = |direct: Vec<u8>| {
-        if direct == normalized {
-            Ok(())
-        } else {
-            Err(format!(
-                "the typed value writes other JSON than its normalized tree:\n{}\n{}",
-                String::from_utf8_lossy(&direct),
-                String::from_utf8_lossy(&normalized)
-            ))
+    let mut expected = Vec::new();
+    for representation in [
+        Representation::Json,
+        Representation::Xml,
+        Representation::Compact,
+    ] {
+        if representation == Representation::Xml && table.xml_root().is_none() {
+            continue;
         }
+        let bytes = codec
+            .encode(representation, tree.clone(), table)
+            .map_err(|error| format!("the tree does not encode in {representation:?}: {error}"))?;
+        expected.push((representation, bytes));
+    }
+    let same = |value: &dyn erased::Encode| -> Result<(), String> {
+        for (representation, normalized) in &expected {
+            let direct = value
+                .encode(codec, *representation, table)
+                .map_err(|error| format!("{representation:?}: {error}"))?;
+            if &direct != normalized {
+                return Err(format!(
+                    "the typed value writes other {representation:?} than its normalized tree:\n{}\n{}",
+                    String::from_utf8_lossy(&direct),
+                    String::from_utf8_lossy(normalized)
+                ));
+            }
+        }
+        Ok(())
     };
     macro_rules! into {
         ($($name:ident),* $(,)?) => {
             match schema {
                 $(stringify!($name) => {
                     let value = serde_json::from_value::<types::$name>(tree).map_err(|error| error.to_string())?;
-                    same(codec.encode_typed(Representation::Json, value, table).map_err(|error| error.to_string())?)
+                    same(&value)
                 })*
                 other => Err(format!("no typed check for schema {other}; add it to `typed`")),
             }
@@ -455,4 +471,32 @@ fn operation_table() {
     insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("operations", table);
     });
+}
+
+/// A typed value of any generated type, encoded through the codec.
+mod erased {
+    use core_api_support::{Representation, Schema};
+    use core_server::repr::{Codec, EncodeError};
+
+    /// What `typed` asks of a value of any generated type.
+    pub trait Encode {
+        /// The value written in `representation` by `Codec::encode_typed`.
+        fn encode(
+            &self,
+            codec: &Codec,
+            representation: Representation,
+            schema: &'static Schema,
+        ) -> Result<Vec<u8>, EncodeError>;
+    }
+
+    impl<T: serde::Serialize> Encode for T {
+        fn encode(
+            &self,
+            codec: &Codec,
+            representation: Representation,
+            schema: &'static Schema,
+        ) -> Result<Vec<u8>, EncodeError> {
+            codec.encode_typed(representation, self, schema)
+        }
+    }
 }

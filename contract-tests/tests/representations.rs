@@ -481,8 +481,17 @@ proptest! {
         };
         let codec = codec();
         let schema = table("PimType");
+        let tree = serde_json::to_value(&message).expect("a tree");
         for representation in [Xml, Json, Compact] {
             let bytes = codec.encode_typed(representation, message.clone(), schema).expect("encodes");
+            // Written straight from the value, as the tree path writes it.
+            let through_tree = codec.encode(representation, tree.clone(), schema).expect("encodes");
+            prop_assert_eq!(
+                String::from_utf8_lossy(&bytes),
+                String::from_utf8_lossy(&through_tree),
+                "{:?} written from the value and from its tree",
+                representation
+            );
             let back: types::PimType = codec.decode_typed(representation, &bytes, schema).map_err(|error| {
                 TestCaseError::fail(format!("{representation:?}: {error}\n{}", String::from_utf8_lossy(&bytes)))
             })?;

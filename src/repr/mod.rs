@@ -8,6 +8,7 @@
 
 pub mod compact;
 pub mod constraints;
+pub mod emit;
 pub mod error;
 pub mod json;
 pub mod path;
@@ -95,41 +96,32 @@ impl Codec {
         }
     }
 
-    /// Encodes a typed answer. In default JSON the value is written in one pass: the generated
-    /// types serialize in the document's form (properties in schema order, collections present,
-    /// defaults left out; `xtask` `codegen/types.rs`), which is what [`Codec::encode`] makes of
-    /// a tree, and `typed_json_is_the_normalized_tree` holds the two together. XML and compact
-    /// JSON go through the tree: the value is first written as default-JSON text and given up
-    /// before the tree is read from that text, so the typed value and the tree (each several
-    /// times the message) are never held at once: this keeps a 10 MB transform under ten times
-    /// its size (`cargo bench --bench codecs`).
+    /// Encodes a typed answer straight from the value, in one pass: the generated types
+    /// serialize in the default-JSON form (properties in schema order, collections present,
+    /// defaults left out; `xtask` `codegen/types.rs`), which serde_json writes as it is, and
+    /// which the writers of `emit` turn into XML and compact JSON as it comes. Each writes what
+    /// [`Codec::encode`] makes of the value's tree, byte for byte (`contract-tests`
+    /// `tests/document.rs` on every example, `tests/representations.rs` on generated messages).
     pub fn encode_typed<T: serde::Serialize>(
         &self,
         representation: Representation,
         value: T,
         schema: &'static Schema,
     ) -> Result<Vec<u8>, EncodeError> {
-        let internal = |error: serde_json::Error| EncodeError {
-            path: String::new(),
-            reason: error.to_string(),
-        };
-        let text = serde_json::to_vec(&value).map_err(internal)?;
-        drop(value);
-        if representation == Representation::Json {
-            return Ok(text);
+        match representation {
+            Representation::Json => serde_json::to_vec(&value).map_err(|error| EncodeError {
+                path: String::new(),
+                reason: error.to_string(),
+            }),
+            Representation::Xml => {
+                emit::xml::write(&value, schema, &self.namespace).map(String::into_bytes)
+            }
+            Representation::Compact => emit::compact::write(&value, schema),
+            Representation::Binary => Err(EncodeError {
+                path: String::new(),
+                reason: "a message is not binary".into(),
+            }),
         }
-        let tree = json::parse(
-            &text,
-            &Limits {
-                max_depth: usize::MAX,
-            },
-        )
-        .map_err(|error| EncodeError {
-            path: error.path.clone(),
-            reason: error.to_string(),
-        })?;
-        drop(text);
-        self.encode(representation, tree, schema)
     }
 
     /// Encodes a default-JSON tree of `schema` (as the server produced it) in a representation.

@@ -1,35 +1,26 @@
 //! The SQL of keywords: a subtree by path, the localized names and asset links of a subtree, and
 //! the writes of keywords persist. Paths are stored whole, so a subtree is a path prefix.
 
+use serde::{Deserialize, de::DeserializeOwned};
 use sqlx::{AnyConnection, AnyPool};
 
-/// A stored keyword.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Keyword {
-    /// Its id.
-    pub(crate) id: i64,
-    /// Its parent's id (none for a root).
-    pub(crate) parent_id: Option<i64>,
-    /// Its default name, the last segment of its path.
-    pub(crate) name: String,
-    /// Its path.
-    pub(crate) path: String,
-    /// Its place among its siblings.
-    pub(crate) order_number: i64,
-    /// When it was created.
-    pub(crate) created_at: String,
-}
+use super::{Backend, Database, json_rows};
 
-/// A localized name of a keyword.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Name {
-    /// The keyword.
-    pub(crate) keyword_id: i64,
-    /// The locale tid.
-    pub(crate) loc: String,
-    /// The name.
-    pub(crate) name: String,
-}
+/// A stored keyword: id, parent id (none for a root), default name (the last segment of its
+/// path), path, place among its siblings, and when it was created.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Keyword(
+    pub(crate) i64,
+    pub(crate) Option<i64>,
+    pub(crate) String,
+    pub(crate) String,
+    pub(crate) i64,
+    pub(crate) String,
+);
+
+/// A localized name of a keyword: keyword, locale tid, name.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Name(pub(crate) i64, pub(crate) String, pub(crate) String);
 
 /// An asset linked to a keyword, once per role it is restricted to (`role` none: unrestricted).
 #[derive(Debug, sqlx::FromRow)]
@@ -42,29 +33,63 @@ pub(crate) struct AssetLink {
     pub(crate) role: Option<String>,
 }
 
-/// The keywords whose paths start with `prefix` (`/` for all).
-pub(crate) async fn below(pool: &AnyPool, prefix: &str) -> Result<Vec<Keyword>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT id, parent_id, name, path, order_number, created_at FROM keywords \
-         WHERE substr(path, 1, $1) = $2",
-    )
-    .bind(length(prefix))
-    .bind(prefix)
-    .fetch_all(pool)
-    .await
+/// The statements of one backend reading a subtree (`$1` the length of the prefix, `$2` the
+/// prefix), each aggregated into one JSON array (see `storage::trees` for why).
+struct Statements {
+    keywords: &'static str,
+    names: &'static str,
+}
+
+const SQLITE: Statements = Statements {
+    keywords: "SELECT json_group_array(json_array(id, parent_id, name, path, order_number, \
+               created_at)) FROM keywords WHERE substr(path, 1, $1) = $2",
+    names: "SELECT json_group_array(json_array(n.keyword_id, n.loc, n.name)) \
+            FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
+            WHERE substr(k.path, 1, $1) = $2",
+};
+
+const POSTGRES: Statements = Statements {
+    keywords: "SELECT COALESCE(json_agg(json_build_array(id, parent_id, name, path, \
+               order_number, created_at)), '[]')::text FROM keywords \
+               WHERE substr(path, 1, $1) = $2",
+    names: "SELECT COALESCE(json_agg(json_build_array(n.keyword_id, n.loc, n.name)), '[]')::text \
+            FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
+            WHERE substr(k.path, 1, $1) = $2",
+};
+
+/// The keywords whose paths start with `prefix` (`/` for all), unordered.
+pub(crate) async fn below(database: &Database, prefix: &str) -> Result<Vec<Keyword>, sqlx::Error> {
+    subtree(database, statements(database).keywords, prefix).await
 }
 
 /// The localized names of the keywords whose paths start with `prefix`, by keyword and locale.
-pub(crate) async fn names_below(pool: &AnyPool, prefix: &str) -> Result<Vec<Name>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT n.keyword_id, n.loc, n.name FROM keyword_names n \
-         JOIN keywords k ON k.id = n.keyword_id WHERE substr(k.path, 1, $1) = $2 \
-         ORDER BY n.keyword_id, n.loc",
-    )
-    .bind(length(prefix))
-    .bind(prefix)
-    .fetch_all(pool)
-    .await
+pub(crate) async fn names_below(
+    database: &Database,
+    prefix: &str,
+) -> Result<Vec<Name>, sqlx::Error> {
+    let mut names: Vec<Name> = subtree(database, statements(database).names, prefix).await?;
+    names.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    Ok(names)
+}
+
+fn statements(database: &Database) -> &'static Statements {
+    match database.backend() {
+        Backend::Sqlite => &SQLITE,
+        Backend::Postgres => &POSTGRES,
+    }
+}
+
+async fn subtree<T: DeserializeOwned>(
+    database: &Database,
+    statement: &'static str,
+    prefix: &str,
+) -> Result<Vec<T>, sqlx::Error> {
+    let text = sqlx::query_scalar(statement)
+        .bind(length(prefix))
+        .bind(prefix)
+        .fetch_one(database.pool())
+        .await?;
+    json_rows(text)
 }
 
 /// The assets linked to the keywords whose paths start with `prefix`, by keyword and asset tid.

@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use sqlx::AnyPool;
 
-use super::{Backend, Database};
+use super::{Backend, Database, json_rows};
 
 /// A node of the tree: id, parent, path, and its place among the classification's nodes.
 #[derive(Debug, Deserialize)]
@@ -122,15 +122,9 @@ async fn aggregate<T: for<'de> Deserialize<'de>>(
     statement: &'static str,
     classification: i64,
 ) -> Result<Vec<T>, sqlx::Error> {
-    let text: Option<String> = sqlx::query_scalar(statement)
+    let text = sqlx::query_scalar(statement)
         .bind(classification)
         .fetch_one(pool)
         .await?;
-    match text {
-        None => Ok(Vec::new()),
-        Some(text) => serde_json::from_str(&text).map_err(|error| sqlx::Error::ColumnDecode {
-            index: "0".into(),
-            source: Box::new(error),
-        }),
-    }
+    json_rows(text)
 }

@@ -45,21 +45,13 @@ pub(crate) async fn retrieve(
             .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
         (Some(found.id), format!("{base}/"))
     };
-    // Every keyword's path and default name, for its children's `parentPath` and `parent`.
-    let mut info: HashMap<i64, (String, String)> = HashMap::new();
-    if let Some(id) = base_id {
-        let name = base.rsplit('/').next().unwrap_or_default().to_string();
-        info.insert(id, (base.to_string(), name));
-    }
     let mut children: HashMap<Option<i64>, Vec<Keyword>> = HashMap::new();
-    for keyword in stored::below(pool, &prefix).await? {
-        info.insert(keyword.id, (keyword.path.clone(), keyword.name.clone()));
-        children.entry(keyword.parent_id).or_default().push(keyword);
+    for keyword in stored::below(database, &prefix).await? {
+        children.entry(keyword.1).or_default().push(keyword);
     }
     // Siblings by `orderNumber`, then name, reversed so that popping takes the first.
     for siblings in children.values_mut() {
-        siblings
-            .sort_by(|a, b| (b.order_number, &b.name, b.id).cmp(&(a.order_number, &a.name, a.id)));
+        siblings.sort_by(|a, b| (b.4, &b.2, b.0).cmp(&(a.4, &a.2, a.0)));
     }
     // Depth-first pre-order from the addressed keyword, at most `level` generations below it.
     let limit = usize::try_from(request.level).unwrap_or(usize::MAX);
@@ -73,7 +65,7 @@ pub(crate) async fn retrieve(
         };
         match next {
             Some(keyword) => {
-                stack.push((Some(keyword.id), depth + 1));
+                stack.push((Some(keyword.0), depth + 1));
                 ordered.push(keyword);
             }
             None => {
@@ -81,42 +73,58 @@ pub(crate) async fn retrieve(
             }
         }
     }
+    drop(children);
     let mut names: HashMap<i64, Vec<_>> = HashMap::new();
-    for name in stored::names_below(pool, &prefix).await? {
+    for stored::Name(keyword, loc, name) in stored::names_below(database, &prefix).await? {
         names
-            .entry(name.keyword_id)
+            .entry(keyword)
             .or_default()
-            .push(itm::name(Some(&name.loc), name.name));
+            .push(itm::name(Some(&loc), name));
     }
     let mut links = if request.retrieve_links {
         Some(asset_links(database, caller, &prefix).await?)
     } else {
         None
     };
-    let mut kwds = Vec::with_capacity(ordered.len());
-    for keyword in ordered {
-        let parent = keyword.parent_id.and_then(|id| {
-            info.get(&id)
-                .map(|(path, name)| (id, path.clone(), name.clone()))
+    // A parent comes before its children (pre-order): its `path` and default name are read
+    // from its answer, found by id; the addressed keyword is not answered, so it is kept aside.
+    let mut answered: HashMap<i64, usize> = HashMap::with_capacity(ordered.len());
+    let addressed = base_id.map(|id| (id, base.rsplit('/').next().unwrap_or_default()));
+    let mut kwds: Vec<Kwd> = Vec::with_capacity(ordered.len());
+    for Keyword(id, parent_id, name, path, order_number, created_at) in ordered {
+        let parent = parent_id.and_then(|parent| match addressed {
+            Some((addressed, name)) if addressed == parent => {
+                Some((parent, base.to_string(), name.to_string()))
+            }
+            _ => answered.get(&parent).map(|&at| {
+                let kwd = &kwds[at];
+                let name = kwd.name.as_ref().and_then(|name| name.itm.first());
+                (
+                    parent,
+                    kwd.path.clone().unwrap_or_default(),
+                    name.map(|itm| itm.value.clone()).unwrap_or_default(),
+                )
+            }),
         });
-        let mut name = vec![itm::name(None, keyword.name.clone())];
-        name.extend(names.remove(&keyword.id).unwrap_or_default());
+        let mut name = vec![itm::name(None, name)];
+        name.extend(names.remove(&id).unwrap_or_default());
         let mut meta = vec![
-            itm::meta("creationDate", keyword.created_at),
-            itm::meta("orderNumber", keyword.order_number.to_string()),
+            itm::meta("creationDate", created_at),
+            itm::meta("orderNumber", order_number.to_string()),
         ];
         if let Some((_, _, parent_name)) = &parent {
             meta.push(itm::meta("parent", parent_name.as_str()));
         }
+        answered.insert(id, kwds.len());
         kwds.push(Kwd {
-            id: Some(keyword.id),
-            path: Some(keyword.path),
+            id: Some(id),
+            path: Some(path),
             parent_id: parent.as_ref().map(|(id, _, _)| *id),
             parent_path: parent.map(|(_, path, _)| path),
             name: Some(Name { itm: name }),
             meta: Some(Meta { itm: meta }),
             links: links.as_mut().map(|links| {
-                let assets = links.remove(&keyword.id).unwrap_or_default();
+                let assets = links.remove(&id).unwrap_or_default();
                 Links {
                     itms: if assets.is_empty() {
                         Vec::new()

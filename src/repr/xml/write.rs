@@ -163,25 +163,10 @@ impl Writer {
         self.escaped(text, true)
     }
 
-    /// Writes text escaped for element content or, with `attribute`, for a double-quoted
-    /// attribute value (where whitespace other than spaces must be referenced to survive).
+    /// Writes text escaped for element content or for an attribute value.
     fn escaped(&mut self, text: &str, attribute: bool) -> Result<(), EncodeError> {
-        for ch in text.chars() {
-            match ch {
-                '&' => self.out.push_str("&amp;"),
-                '<' => self.out.push_str("&lt;"),
-                '>' => self.out.push_str("&gt;"),
-                '\r' => self.out.push_str("&#13;"),
-                '"' if attribute => self.out.push_str("&quot;"),
-                '\t' if attribute => self.out.push_str("&#9;"),
-                '\n' if attribute => self.out.push_str("&#10;"),
-                ch if is_xml_char(ch) => self.out.push(ch),
-                ch => {
-                    return Err(self.fail(format!("U+{:04X} cannot be written in XML", ch as u32)));
-                }
-            }
-        }
-        Ok(())
+        escape_into(&mut self.out, text, attribute)
+            .map_err(|ch| self.fail(format!("U+{:04X} cannot be written in XML", ch as u32)))
     }
 
     fn scalar_text(&self, value: &Value) -> Result<String, EncodeError> {
@@ -192,6 +177,35 @@ impl Writer {
             _ => Err(self.fail("expected a scalar")),
         }
     }
+}
+
+/// Writes text escaped for element content or, with `attribute`, for a double-quoted attribute
+/// value (where whitespace other than spaces must be referenced to survive); the character XML
+/// cannot carry, if any. The tree writer and the typed writer (`repr::emit::xml`) share it.
+pub(crate) fn escape_into(out: &mut String, text: &str, attribute: bool) -> Result<(), char> {
+    // Most text needs nothing: no markup character, no control character, no U+FFFE/U+FFFF
+    // (whose UTF-8 starts with 0xEF).
+    if text
+        .bytes()
+        .all(|byte| byte >= 0x20 && !matches!(byte, b'&' | b'<' | b'>' | b'"' | 0xEF))
+    {
+        out.push_str(text);
+        return Ok(());
+    }
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\r' => out.push_str("&#13;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            ch if is_xml_char(ch) => out.push(ch),
+            ch => return Err(ch),
+        }
+    }
+    Ok(())
 }
 
 fn is_empty_array(value: &Value) -> bool {

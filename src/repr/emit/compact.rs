@@ -1,0 +1,213 @@
+//! A typed answer written as compact JSON, as `repr::compact::to_compact` rewrites its tree.
+//!
+//! Objects whose schema keeps the default-JSON shape (`x-compact` absent) or renames its items
+//! to `entries` are written as they are serialized. An object in the `map` or `val` form depends
+//! on all its items at once (repeated keys become arrays, a single value is collapsed): it is
+//! small (the `meta` or `vals` of one record), so it alone is taken as a tree and rewritten by
+//! `compact::to_compact`. Scalars and objects without fields are written by serde_json itself.
+
+use core_api_support::{Compact, Field, Kind, Schema, Type};
+use serde::ser::{self, Impossible, Serialize, SerializeSeq};
+
+use super::{Fault, Object, Visit, refuse, refuse_compounds};
+use crate::repr::{
+    compact::{ENTRIES, to_compact},
+    error::EncodeError,
+    path::Path,
+};
+
+/// Writes `value`, whose schema is `schema`, as compact JSON.
+pub fn write<T: Serialize + ?Sized>(
+    value: &T,
+    schema: &'static Schema,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut writer = Writer {
+        out: Vec::with_capacity(1024),
+        path: Path::new(),
+    };
+    match writer.value(value, Type::Object(schema)) {
+        Ok(()) => Ok(writer.out),
+        Err(fault) => Err(EncodeError {
+            path: writer.path.as_str().to_string(),
+            reason: fault.into_reason(),
+        }),
+    }
+}
+
+struct Writer {
+    out: Vec<u8>,
+    path: Path,
+}
+
+impl Writer {
+    /// Writes one value of type `ty` (an item, for a repeated property).
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T, ty: Type) -> Result<(), Fault> {
+        let Type::Object(schema) = ty else {
+            return self.json(value);
+        };
+        let schema = schema.resolve();
+        let Kind::Object(fields) = schema.kind else {
+            return self.json(value);
+        };
+        let items = match schema.compact {
+            Compact::Same => None,
+            Compact::Entries { items } => Some(items),
+            Compact::Map { .. } | Compact::Val { .. } => return self.rewritten(value, schema),
+        };
+        self.out.push(b'{');
+        let mut members = Members {
+            writer: self,
+            items,
+            first: true,
+        };
+        value.serialize(Object::new(&mut members, fields))?;
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    /// Writes a value as serde_json writes it.
+    fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Fault> {
+        value
+            .serialize(&mut serde_json::Serializer::new(&mut self.out))
+            .map_err(|error| Fault(error.to_string()))
+    }
+
+    /// Writes an object of the `map` or `val` form through its tree.
+    fn rewritten<T: Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+        schema: &'static Schema,
+    ) -> Result<(), Fault> {
+        let tree = serde_json::to_value(value).map_err(|error| Fault(error.to_string()))?;
+        let compact = to_compact(tree, schema).map_err(|error| Fault(error.reason))?;
+        self.json(&compact)
+    }
+}
+
+/// The properties of an object, written as they come.
+struct Members<'w> {
+    writer: &'w mut Writer,
+    /// The property renamed `entries` (a collection's items).
+    items: Option<&'static str>,
+    first: bool,
+}
+
+impl Visit for Members<'_> {
+    fn property<T: Serialize + ?Sized>(
+        &mut self,
+        field: &'static Field,
+        value: &T,
+    ) -> Result<(), Fault> {
+        let writer = &mut *self.writer;
+        if !self.first {
+            writer.out.push(b',');
+        }
+        self.first = false;
+        let key = if self.items == Some(field.name) {
+            ENTRIES
+        } else {
+            field.name
+        };
+        writer.json(key)?;
+        writer.out.push(b':');
+        match field.ty {
+            Type::Object(schema) if field.repeated => value.serialize(Items {
+                writer,
+                field,
+                schema,
+                index: 0,
+            }),
+            ty => {
+                writer.path.push(field.name);
+                writer.value(value, ty)?;
+                writer.path.pop();
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The items of a repeated object property, each written as its schema's form says.
+struct Items<'w> {
+    writer: &'w mut Writer,
+    field: &'static Field,
+    schema: &'static Schema,
+    index: usize,
+}
+
+impl<'w> ser::Serializer for Items<'w> {
+    type Ok = ();
+    type Error = Fault;
+    type SerializeSeq = Self;
+    type SerializeTuple = Impossible<(), Fault>;
+    type SerializeTupleStruct = Impossible<(), Fault>;
+    type SerializeTupleVariant = Impossible<(), Fault>;
+    type SerializeMap = Impossible<(), Fault>;
+    type SerializeStruct = Impossible<(), Fault>;
+    type SerializeStructVariant = Impossible<(), Fault>;
+
+    refuse!("an array";
+        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
+        serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
+        serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
+        serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
+        serialize_unit_struct(&'static str);
+        serialize_unit_variant(&'static str, u32, &'static str);
+    );
+    refuse_compounds!("an array";
+        serialize_tuple -> SerializeTuple (usize);
+        serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
+        serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
+        serialize_map -> SerializeMap (Option<usize>);
+        serialize_struct -> SerializeStruct (&'static str, usize);
+        serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
+    );
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Fault> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Fault> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Fault> {
+        Err(Fault::expected("an array"))
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Fault> {
+        self.writer.out.push(b'[');
+        Ok(self)
+    }
+}
+
+impl SerializeSeq for Items<'_> {
+    type Ok = ();
+    type Error = Fault;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Fault> {
+        if self.index > 0 {
+            self.writer.out.push(b',');
+        }
+        self.writer.path.push_item(self.field.name, self.index);
+        self.index += 1;
+        self.writer.value(value, Type::Object(self.schema))?;
+        self.writer.path.pop();
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Fault> {
+        self.writer.out.push(b']');
+        Ok(())
+    }
+}
