@@ -1,6 +1,6 @@
 //! `core-server`: the command line of the service.
 
-use std::{io::Write, net::SocketAddr, process::ExitCode};
+use std::{io::Write, net::SocketAddr, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 use core_server::{
@@ -9,7 +9,8 @@ use core_server::{
     repr::Limits,
     server,
     settings::{
-        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_SOURCE_ENV, Settings,
+        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_GRACE_SECONDS,
+        DEFAULT_SOURCE_ENV, Settings,
     },
     storage::Database,
 };
@@ -82,6 +83,11 @@ enum Command {
         /// offset such as `+01:00`.
         #[arg(long, env = "CORE_TIME_ZONE", default_value = "UTC")]
         time_zone: core_server::local_time::TimeZone,
+        /// Seconds that requests running at SIGTERM or SIGINT get to finish before they are
+        /// cut off; the server then closes the database (on SQLite, folding its write-ahead log
+        /// into the file).
+        #[arg(long, env = "CORE_SHUTDOWN_GRACE", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
+        shutdown_grace: u64,
     },
 }
 
@@ -179,6 +185,7 @@ fn main() -> ExitCode {
                 demo,
                 source_env,
                 time_zone,
+                shutdown_grace,
             } => {
                 let settings = Settings {
                     bind,
@@ -190,6 +197,7 @@ fn main() -> ExitCode {
                     demo,
                     source_env,
                     time_zone,
+                    shutdown_grace: Duration::from_secs(shutdown_grace),
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

@@ -1,6 +1,6 @@
 //! Starting and stopping the HTTP server, for the binary and for tests.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{net::SocketAddr, sync::Arc};
 
 use poem::{
     Server,
@@ -47,10 +47,12 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
-    /// Stops accepting requests, lets running ones finish (up to 10 s) and waits.
+    /// Stops accepting requests, lets running ones finish (within the settings' grace period),
+    /// then closes the database: on SQLite the write-ahead log is folded into the file and
+    /// removed, so a stopped server leaves only its database file.
     pub async fn stop(self) -> Result<(), ServeError> {
         let _ = self.stop.send(());
-        match self.task.await {
+        let served = match self.task.await {
             Ok(result) => result.map_err(|source| ServeError::Io {
                 context: "serving".into(),
                 source,
@@ -59,7 +61,9 @@ impl RunningServer {
                 context: "the server task".into(),
                 source: std::io::Error::other(error),
             }),
-        }
+        };
+        self.database.close().await;
+        served
     }
 }
 
@@ -77,6 +81,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         tracing::info!(file = %file.display(), records = loaded.records, "bootstrap loaded");
     }
     let bind = settings.bind;
+    let grace = settings.shutdown_grace;
     let service = Arc::new(Service::new(settings, database.clone()));
     let acceptor = TcpListener::bind(bind)
         .into_acceptor()
@@ -98,7 +103,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
                 async {
                     let _ = stopped.await;
                 },
-                Some(Duration::from_secs(10)),
+                Some(grace),
             )
             .await
     });

@@ -1,6 +1,6 @@
 //! The server's settings, from the command line and the environment.
 
-use std::net::SocketAddr;
+use std::{net::SocketAddr, time::Duration};
 
 use crate::{local_time::TimeZone, repr::Limits};
 
@@ -25,6 +25,8 @@ pub struct Settings {
     pub source_env: String,
     /// The time zone local timestamps of requests are read in (D-31).
     pub time_zone: TimeZone,
+    /// How long requests running when the server is told to stop may take to finish (D-37).
+    pub shutdown_grace: Duration,
 }
 
 /// The default address.
@@ -35,6 +37,9 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/core-server.db";
 pub const DEFAULT_SOURCE_ENV: &str = "web";
 /// The default body limit: 10 MiB (D-37).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+/// The default time running requests get to finish at shutdown, in seconds: a batch of 1,000
+/// items takes well under one (D-37).
+pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u64 = 30;
 
 impl Settings {
     /// Settings for tests and embedding: everything default but the address and database.
@@ -49,6 +54,7 @@ impl Settings {
             demo: false,
             source_env: DEFAULT_SOURCE_ENV.to_string(),
             time_zone: TimeZone::default(),
+            shutdown_grace: Duration::from_secs(DEFAULT_SHUTDOWN_GRACE_SECONDS),
         }
     }
 }

@@ -254,14 +254,15 @@ impl TestServer {
         format!("http://{}{path}", self.address)
     }
 
-    /// Stops the server (and drops its PostgreSQL schema).
+    /// Drops its PostgreSQL schema and stops the server, which closes the database the two
+    /// share (no request runs by then).
     pub async fn stop(mut self) {
-        if let Some(running) = self.running.take() {
-            running.stop().await.expect("the server stops cleanly");
-        }
         core_server::testing::drop_postgres_schema(&self.database)
             .await
             .expect("the schema is dropped");
+        if let Some(running) = self.running.take() {
+            running.stop().await.expect("the server stops cleanly");
+        }
     }
 }
 

@@ -133,6 +133,20 @@ impl Database {
         self.backend
     }
 
+    /// Closes every connection, waiting for the ones in use. On SQLite the write-ahead log is
+    /// first checkpointed into the database file; when the last connection closes, SQLite
+    /// removes the `-wal` and `-shm` files.
+    pub async fn close(&self) {
+        if self.backend == Backend::Sqlite
+            && let Err(error) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(&self.pool)
+                .await
+        {
+            tracing::warn!(%error, "the write-ahead log could not be checkpointed");
+        }
+        self.pool.close().await;
+    }
+
     /// Checks that the database answers.
     pub async fn ping(&self) -> Result<(), StorageError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
