@@ -32,11 +32,17 @@ pub fn scratch(name: &str) -> PathBuf {
 /// database URL.
 pub fn import(folder: &Path, document: &serde_json::Value) -> String {
     let database = format!("sqlite://{}/bench.db", folder.display());
+    import_to(folder, &database, document);
+    database
+}
+
+/// Imports a bootstrap document (written to `folder`) into the database at `database`.
+pub fn import_to(folder: &Path, database: &str, document: &serde_json::Value) {
     let file = folder.join("bench.json");
     std::fs::write(&file, document.to_string()).expect("the document is written");
     let started = Instant::now();
     let imported = Command::new(binary())
-        .args(["import", "--database-url", &database])
+        .args(["import", "--database-url", database])
         .arg(&file)
         .stdout(Stdio::null())
         .status()
@@ -51,7 +57,6 @@ pub fn import(folder: &Path, document: &serde_json::Value) -> String {
         folder.display(),
         started.elapsed().as_secs_f64()
     );
-    database
 }
 
 /// Starts `core-server serve` on a free port; answers the process and the port once it listens.

@@ -200,12 +200,23 @@ pub(crate) async fn set_names(
     id: i64,
     names: &[(&str, &str)],
 ) -> Result<(), sqlx::Error> {
-    for (loc, name) in names {
+    for (loc, _) in names {
         sqlx::query("DELETE FROM keyword_names WHERE keyword_id = $1 AND loc = $2")
             .bind(id)
             .bind(loc)
             .execute(&mut *connection)
             .await?;
+    }
+    add_names(connection, id, names).await
+}
+
+/// Stores the names of a keyword that has none in those locales (one just created).
+pub(crate) async fn add_names(
+    connection: &mut AnyConnection,
+    id: i64,
+    names: &[(&str, &str)],
+) -> Result<(), sqlx::Error> {
+    for (loc, name) in names {
         sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
             .bind(id)
             .bind(loc)

@@ -298,7 +298,7 @@ async fn create(
     let parent_id = parent.as_ref().map(|(id, _)| *id);
     let inserted = stored::insert(transaction, parent_id, name, &path, now).await;
     let id = batch::unless_taken(inserted, exists)?;
-    stored::set_names(transaction, id, &names.localized).await?;
+    stored::add_names(transaction, id, &names.localized).await?;
     let mut record = batch::record(
         DATA_TYPE,
         "create",
