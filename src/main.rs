@@ -9,8 +9,8 @@ use core_server::{
     repr::Limits,
     server,
     settings::{
-        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_SHUTDOWN_GRACE_SECONDS,
-        DEFAULT_SOURCE_ENV, Settings,
+        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV, Settings,
     },
     storage::Database,
 };
@@ -88,6 +88,10 @@ enum Command {
         /// into the file).
         #[arg(long, env = "CORE_SHUTDOWN_GRACE", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
         shutdown_grace: u64,
+        /// Seconds the head of a request may take to arrive; a keep-alive connection idle that
+        /// long is closed too.
+        #[arg(long, env = "CORE_HEADER_TIMEOUT", default_value_t = DEFAULT_HEADER_TIMEOUT_SECONDS)]
+        header_timeout: u64,
     },
 }
 
@@ -186,6 +190,7 @@ fn main() -> ExitCode {
                 source_env,
                 time_zone,
                 shutdown_grace,
+                header_timeout,
             } => {
                 let settings = Settings {
                     bind,
@@ -198,6 +203,7 @@ fn main() -> ExitCode {
                     source_env,
                     time_zone,
                     shutdown_grace: Duration::from_secs(shutdown_grace),
+                    header_timeout: Duration::from_secs(header_timeout),
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

@@ -2,14 +2,14 @@
 
 use std::{net::SocketAddr, sync::Arc};
 
-use poem::{
-    Server,
-    listener::{Acceptor, Listener, TcpListener},
-};
-use tokio::{sync::oneshot, task::JoinHandle};
+use poem::EndpointExt;
+use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 
 use crate::{
-    http::app::app,
+    http::{
+        app::app,
+        listen::{self, Transport},
+    },
     service::Service,
     settings::Settings,
     storage::{Database, StorageError},
@@ -81,32 +81,27 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         tracing::info!(file = %file.display(), records = loaded.records, "bootstrap loaded");
     }
     let bind = settings.bind;
-    let grace = settings.shutdown_grace;
+    let transport = Transport {
+        header_timeout: settings.header_timeout,
+        shutdown_grace: settings.shutdown_grace,
+    };
     let service = Arc::new(Service::new(settings, database.clone()));
-    let acceptor = TcpListener::bind(bind)
-        .into_acceptor()
+    let listener = TcpListener::bind(bind)
         .await
         .map_err(|source| ServeError::Io {
             context: format!("binding {bind}"),
             source,
         })?;
-    let address = acceptor
-        .local_addr()
-        .first()
-        .and_then(|address| address.as_socket_addr().copied())
-        .unwrap_or(bind);
+    let address = listener.local_addr().unwrap_or(bind);
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        Server::new_with_acceptor(acceptor)
-            .run_with_graceful_shutdown(
-                app(service),
-                async {
-                    let _ = stopped.await;
-                },
-                Some(grace),
-            )
-            .await
-    });
+    let task = tokio::spawn(listen::serve(
+        listener,
+        app(service).boxed(),
+        transport,
+        async {
+            let _ = stopped.await;
+        },
+    ));
     Ok(RunningServer {
         address,
         database,

@@ -27,6 +27,9 @@ pub struct Settings {
     pub time_zone: TimeZone,
     /// How long requests running when the server is told to stop may take to finish (D-37).
     pub shutdown_grace: Duration,
+    /// How long the head of a request may take to arrive, and a keep-alive connection may stay
+    /// idle (D-37).
+    pub header_timeout: Duration,
 }
 
 /// The default address.
@@ -40,6 +43,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// The default time running requests get to finish at shutdown, in seconds: a batch of 1,000
 /// items takes well under one (D-37).
 pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u64 = 30;
+/// The default time a request's head may take to arrive, in seconds (D-37).
+pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u64 = 10;
 
 impl Settings {
     /// Settings for tests and embedding: everything default but the address and database.
@@ -55,6 +60,7 @@ impl Settings {
             source_env: DEFAULT_SOURCE_ENV.to_string(),
             time_zone: TimeZone::default(),
             shutdown_grace: Duration::from_secs(DEFAULT_SHUTDOWN_GRACE_SECONDS),
+            header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECONDS),
         }
     }
 }

@@ -56,6 +56,15 @@ impl Host for Service {
         if !caller.may(operation) {
             return Err(ApiError::Forbidden(operation));
         }
+        // A body declared larger than the limit is refused before any of it is read (D-37).
+        let limit = self.settings.max_body_bytes;
+        let declared = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|length| length.to_str().ok())
+            .and_then(|length| length.trim().parse::<u64>().ok());
+        if declared.is_some_and(|length| length > limit as u64) {
+            return Err(ApiError::PayloadTooLarge(limit));
+        }
         let request_media = negotiate::request(operation, headers)?;
         let response = negotiate::response(
             operation,

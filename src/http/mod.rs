@@ -4,4 +4,5 @@
 pub mod app;
 pub mod binary;
 pub mod host;
+pub mod listen;
 pub mod negotiate;

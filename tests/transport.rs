@@ -1,0 +1,173 @@
+//! Transport limits over real sockets (D-37): a body declared too large is refused before it is
+//! sent, a chunked body too large gets its 413 read by the client (not lost to a reset), and a
+//! request head trickled in, or a keep-alive connection left idle, is cut off after the header
+//! timeout.
+
+mod support;
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    time::{Duration, Instant},
+};
+
+use support::{Server, serve_with};
+
+const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
+
+/// A demo server with a header timeout of one second; its token.
+fn server(folder: &str) -> (Server, String, String) {
+    let folder = std::env::temp_dir().join(format!("core-server-{folder}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/core.db", folder.display());
+    let (mut server, address) = serve_with(&url, &["--demo", "--header-timeout", "1"]);
+    let stdout = server.0.stdout.take().expect("stdout");
+    let mut token = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut token)
+        .expect("the demo token");
+    (server, address, token.trim().to_string())
+}
+
+/// The status line's code of what the server answered, reading until the head is complete.
+fn status(stream: &mut TcpStream) -> u16 {
+    let mut head = Vec::new();
+    let mut byte = [0; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head)
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_body_declared_too_large_is_refused_before_it_is_sent() {
+    let (_server, address, token) = server("declared");
+    let mut stream = TcpStream::connect(&address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let started = Instant::now();
+    write!(
+        stream,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: 20000000000\r\n\r\n{{"
+    )
+    .expect("sends the head and one byte");
+    assert_eq!(status(&mut stream), 413);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "answered at once"
+    );
+}
+
+#[test]
+fn a_chunked_body_too_large_gets_its_413_read_every_time() {
+    let (_server, address, token) = server("chunked");
+    for attempt in 0..10 {
+        let mut stream = TcpStream::connect(&address).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a timeout");
+        write!(
+            stream,
+            "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        .expect("the head");
+        // As a simple client does: the whole body (32 MiB, over the 10 MiB limit) is sent
+        // before the answer is read. A server that closed with the rest unread would reset the
+        // connection, and the answer waiting in the client's buffer would be lost with it.
+        let chunk = vec![b' '; 64 * 1024];
+        for _ in 0..512 {
+            let sent = write!(stream, "{:x}\r\n", chunk.len())
+                .and_then(|()| stream.write_all(&chunk))
+                .and_then(|()| stream.write_all(b"\r\n"));
+            if sent.is_err() {
+                break;
+            }
+        }
+        let _ = stream.write_all(b"0\r\n\r\n");
+        assert_eq!(status(&mut stream), 413, "attempt {attempt}");
+    }
+}
+
+#[test]
+fn a_trickled_head_is_cut_off_after_the_header_timeout() {
+    let (_server, address, token) = server("trickle");
+    let mut stream = TcpStream::connect(&address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("a timeout");
+    let started = Instant::now();
+    write!(stream, "POST {RETRIEVE} HTTP/1.1\r\n").expect("the request line");
+    let lines = [
+        "Host: x\r\n".to_string(),
+        format!("Authorization: Bearer {token}\r\n"),
+        "Content-Type: application/json\r\n".to_string(),
+    ];
+    let mut closed = None;
+    'trickle: for _ in 0..10 {
+        for line in &lines {
+            if stream.write_all(line.as_bytes()).is_err() {
+                closed = Some(started.elapsed());
+                break 'trickle;
+            }
+            let waited = Instant::now();
+            while waited.elapsed() < Duration::from_millis(400) {
+                match stream.read(&mut [0; 1024]) {
+                    Ok(0) => {
+                        closed = Some(started.elapsed());
+                        break 'trickle;
+                    }
+                    Ok(_) => {}
+                    Err(error)
+                        if error.kind() == std::io::ErrorKind::WouldBlock
+                            || error.kind() == std::io::ErrorKind::TimedOut => {}
+                    Err(_) => {
+                        closed = Some(started.elapsed());
+                        break 'trickle;
+                    }
+                }
+            }
+        }
+    }
+    let closed = closed.expect("the server closed the connection");
+    assert!(
+        closed >= Duration::from_millis(900) && closed < Duration::from_secs(4),
+        "closed after {closed:?}, the header timeout being 1 s"
+    );
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
+    let (_server, address, token) = server("idle");
+    let mut stream = TcpStream::connect(&address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let body = r#"{"path": "/"}"#;
+    write!(
+        stream,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("a request");
+    assert_eq!(status(&mut stream), 200);
+    let answered = Instant::now();
+    // The rest of the answer, then the end of the connection.
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+    let idle = answered.elapsed();
+    assert!(
+        idle >= Duration::from_millis(900) && idle < Duration::from_secs(4),
+        "closed after {idle:?} idle, the header timeout being 1 s"
+    );
+}
