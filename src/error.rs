@@ -28,6 +28,13 @@ pub enum ApiError {
     /// The body exceeds the limit.
     #[error("the request body exceeds {0} bytes")]
     PayloadTooLarge(usize),
+    /// The body did not arrive within the body timeout (seconds, D-37).
+    #[error("the request body did not arrive within {0} s")]
+    RequestTimeout(u64),
+    /// As many requests as the server takes at once are running (D-37); the caller may retry
+    /// after `Retry-After`.
+    #[error("{0} requests are running, the most this server takes at once; retry shortly")]
+    Busy(usize),
     /// The credential is missing or not good (D-03).
     #[error("{0}")]
     NotAuthorized(crate::auth::AuthFailure),
@@ -89,6 +96,10 @@ pub enum IssueCode {
     NotImplemented = 1011,
     /// Range not satisfiable.
     RangeNotSatisfiable = 1012,
+    /// The request body did not arrive in time.
+    RequestTimeout = 1013,
+    /// The server is busy.
+    Busy = 1014,
 }
 
 impl IssueCode {
@@ -108,6 +119,8 @@ impl IssueCode {
             IssueCode::NotAcceptable => "Not acceptable",
             IssueCode::NotImplemented => "Not implemented",
             IssueCode::RangeNotSatisfiable => "Range not satisfiable",
+            IssueCode::RequestTimeout => "Request timeout",
+            IssueCode::Busy => "Service unavailable",
         }
     }
 }
@@ -158,6 +171,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotAuthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -180,6 +195,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => IssueCode::UnsupportedMediaType,
             ApiError::NotAcceptable(_) => IssueCode::NotAcceptable,
             ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
+            ApiError::RequestTimeout(_) => IssueCode::RequestTimeout,
+            ApiError::Busy(_) => IssueCode::Busy,
             ApiError::NotAuthorized(_) => IssueCode::NotAuthorized,
             ApiError::Forbidden(_) => IssueCode::NoAccess,
             ApiError::NotFound(_) => IssueCode::NotFound,
@@ -199,6 +216,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => "Unsupported media type",
             ApiError::NotAcceptable(_) => "Not acceptable",
             ApiError::PayloadTooLarge(_) => "Payload too large",
+            ApiError::RequestTimeout(_) => "Request timeout",
+            ApiError::Busy(_) => "Service unavailable",
             ApiError::NotAuthorized(_) => "Not authorized",
             ApiError::Forbidden(_) => "No access to the endpoint",
             ApiError::NotFound(_) => "Not found",

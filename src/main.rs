@@ -9,7 +9,8 @@ use core_server::{
     repr::Limits,
     server,
     settings::{
-        DEFAULT_BIND, DEFAULT_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_URL,
+        DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
         DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV, Settings,
     },
     storage::Database,
@@ -92,6 +93,13 @@ enum Command {
         /// long is closed too.
         #[arg(long, env = "CORE_HEADER_TIMEOUT", default_value_t = DEFAULT_HEADER_TIMEOUT_SECONDS)]
         header_timeout: u64,
+        /// Seconds the body of a request may take to arrive once its head has (408 beyond).
+        #[arg(long, env = "CORE_BODY_TIMEOUT", default_value_t = DEFAULT_BODY_TIMEOUT_SECONDS)]
+        body_timeout: u64,
+        /// How many requests the server takes at once; beyond them it answers 503 with
+        /// `Retry-After`.
+        #[arg(long, env = "CORE_MAX_IN_FLIGHT", default_value_t = DEFAULT_MAX_IN_FLIGHT, value_parser = clap::value_parser!(u32).range(1..))]
+        max_in_flight: u32,
     },
 }
 
@@ -191,6 +199,8 @@ fn main() -> ExitCode {
                 time_zone,
                 shutdown_grace,
                 header_timeout,
+                body_timeout,
+                max_in_flight,
             } => {
                 let settings = Settings {
                     bind,
@@ -204,6 +214,8 @@ fn main() -> ExitCode {
                     time_zone,
                     shutdown_grace: Duration::from_secs(shutdown_grace),
                     header_timeout: Duration::from_secs(header_timeout),
+                    body_timeout: Duration::from_secs(body_timeout),
+                    max_in_flight: max_in_flight as usize,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

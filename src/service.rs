@@ -14,17 +14,21 @@ pub struct Service {
     pub database: Database,
     /// The callers this server verified (D-02).
     pub callers: Callers,
+    /// The requests this server takes at once (`max_in_flight`, D-37): beyond them, 503.
+    pub in_flight: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl Service {
     /// A service over an open database.
     pub fn new(settings: Settings, database: Database) -> Service {
         let codec = Codec::new(settings.xml_namespace.clone(), settings.limits.clone());
+        let in_flight = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_in_flight));
         Service {
             settings,
             codec,
             database,
             callers: Callers::default(),
+            in_flight,
         }
     }
 }

@@ -30,6 +30,10 @@ pub struct Settings {
     /// How long the head of a request may take to arrive, and a keep-alive connection may stay
     /// idle (D-37).
     pub header_timeout: Duration,
+    /// How long a request's body may take to arrive once its head has (D-37).
+    pub body_timeout: Duration,
+    /// How many requests the server takes at once; beyond them it answers 503 (D-37).
+    pub max_in_flight: usize,
 }
 
 /// The default address.
@@ -45,6 +49,10 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 pub const DEFAULT_SHUTDOWN_GRACE_SECONDS: u64 = 30;
 /// The default time a request's head may take to arrive, in seconds (D-37).
 pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u64 = 10;
+/// The default time a request's body may take to arrive, in seconds (D-37).
+pub const DEFAULT_BODY_TIMEOUT_SECONDS: u64 = 30;
+/// The default number of requests taken at once (D-37).
+pub const DEFAULT_MAX_IN_FLIGHT: u32 = 512;
 
 impl Settings {
     /// Settings for tests and embedding: everything default but the address and database.
@@ -61,6 +69,8 @@ impl Settings {
             time_zone: TimeZone::default(),
             shutdown_grace: Duration::from_secs(DEFAULT_SHUTDOWN_GRACE_SECONDS),
             header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECONDS),
+            body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECONDS),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT as usize,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Transport limits over real sockets (D-37): a body declared too large is refused before it is
-//! sent, a chunked body too large gets its 413 read by the client (not lost to a reset), and a
+//! sent, a chunked body too large gets its 413 read by the client (not lost to a reset), a
 //! request head trickled in, or a keep-alive connection left idle, is cut off after the header
-//! timeout.
+//! timeout, a body that stalls gets 408 after the body timeout, and a request beyond the bound
+//! of requests in flight gets 503 with `Retry-After`.
 
 mod support;
 
@@ -17,10 +18,17 @@ const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
 
 /// A demo server with a header timeout of one second; its token.
 fn server(folder: &str) -> (Server, String, String) {
+    server_with(folder, &[])
+}
+
+/// A demo server with a header timeout of one second and more arguments; its token.
+fn server_with(folder: &str, arguments: &[&str]) -> (Server, String, String) {
     let folder = std::env::temp_dir().join(format!("core-server-{folder}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
     let url = format!("sqlite://{}/core.db", folder.display());
-    let (mut server, address) = serve_with(&url, &["--demo", "--header-timeout", "1"]);
+    let mut all = vec!["--demo", "--header-timeout", "1"];
+    all.extend_from_slice(arguments);
+    let (mut server, address) = serve_with(&url, &all);
     let stdout = server.0.stdout.take().expect("stdout");
     let mut token = String::new();
     BufReader::new(stdout)
@@ -31,6 +39,15 @@ fn server(folder: &str) -> (Server, String, String) {
 
 /// The status line's code of what the server answered, reading until the head is complete.
 fn status(stream: &mut TcpStream) -> u16 {
+    head(stream)
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The head of what the server answered.
+fn head(stream: &mut TcpStream) -> String {
     let mut head = Vec::new();
     let mut byte = [0; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -39,11 +56,75 @@ fn status(stream: &mut TcpStream) -> u16 {
             _ => break,
         }
     }
-    String::from_utf8_lossy(&head)
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0)
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// Sends the head of a keywords retrieve announcing a 100-byte body, and 10 bytes of it.
+fn stalled(address: &str, token: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    write!(
+        stream,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"path\": "
+    )
+    .expect("the head and part of the body");
+    stream
+}
+
+#[test]
+fn a_body_that_stalls_gets_408_after_the_body_timeout() {
+    let (_server, address, token) = server_with("stall", &["--body-timeout", "1"]);
+    let started = Instant::now();
+    let mut stream = stalled(&address, &token);
+    let head = head(&mut stream);
+    let waited = started.elapsed();
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "answered after {waited:?}, the body timeout being 1 s"
+    );
+    let mut body = String::new();
+    let _ = stream.read_to_string(&mut body);
+    assert!(body.contains(r#""value":"1013""#), "{body}");
+}
+
+#[test]
+fn a_request_beyond_the_bound_in_flight_gets_503_with_retry_after() {
+    let (_server, address, token) = server_with("busy", &["--max-in-flight", "1"]);
+    // One request holds the only place while its body is awaited.
+    let _holding = stalled(&address, &token);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut stream = TcpStream::connect(&address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let body = r#"{"path": "/"}"#;
+    write!(
+        stream,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("a request");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after: 1\r\n"),
+        "{answer}"
+    );
+    assert!(answer.contains(r#""value":"1014""#), "{answer}");
+    // The health check is answered all the same.
+    let mut health = TcpStream::connect(&address).expect("connects");
+    write!(
+        health,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .expect("sent");
+    assert_eq!(status(&mut health), 200);
 }
 
 #[test]

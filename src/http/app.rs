@@ -44,6 +44,19 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
         .around(move |endpoint, request: Request| {
             let service = Arc::clone(&fallback);
             async move {
+                // A request beyond the bound is refused at once (the health check is always
+                // answered); the permit is held until the answer is ready.
+                let _permit = if request.uri().path() == HEALTH_PATH {
+                    None
+                } else {
+                    match Arc::clone(&service.in_flight).try_acquire_owned() {
+                        Ok(permit) => Some(permit),
+                        Err(_) => {
+                            let busy = ApiError::Busy(service.settings.max_in_flight);
+                            return Ok(service.error_response(None, request.headers(), &busy));
+                        }
+                    }
+                };
                 let headers = request.headers().clone();
                 let method = request.method().to_string();
                 let path = request.uri().path().to_string();

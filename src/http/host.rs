@@ -56,13 +56,14 @@ impl Host for Service {
         if !caller.may(operation) {
             return Err(ApiError::Forbidden(operation));
         }
-        // A body declared larger than the limit is refused before any of it is read (D-37).
+        // A body declared larger than the limit is refused before any of it is read (D-37); an
+        // operation without a body never reads one.
         let limit = self.settings.max_body_bytes;
         let declared = headers
             .get(header::CONTENT_LENGTH)
             .and_then(|length| length.to_str().ok())
             .and_then(|length| length.trim().parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
+        if operation.request.is_some() && declared.is_some_and(|length| length > limit as u64) {
             return Err(ApiError::PayloadTooLarge(limit));
         }
         let request_media = negotiate::request(operation, headers)?;
@@ -135,8 +136,10 @@ impl Service {
     /// Reads a body up to the configured limit.
     async fn read(&self, body: Body) -> Result<bytes::Bytes, ApiError> {
         let limit = self.settings.max_body_bytes;
-        body.into_bytes_limit(limit)
+        let timeout = self.settings.body_timeout;
+        tokio::time::timeout(timeout, body.into_bytes_limit(limit))
             .await
+            .map_err(|_| ApiError::RequestTimeout(timeout.as_secs()))?
             .map_err(|error| match error {
                 poem::error::ReadBodyError::PayloadTooLarge => ApiError::PayloadTooLarge(limit),
                 other => {
@@ -217,6 +220,11 @@ impl Service {
             && let Ok(value) = HeaderValue::from_str(&format!("bytes */{length}"))
         {
             response.headers_mut().insert(header::CONTENT_RANGE, value);
+        }
+        if let ApiError::Busy(_) = error {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         if let ApiError::NotAuthorized(_) = error {
             response

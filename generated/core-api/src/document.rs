@@ -466,6 +466,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -474,6 +477,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -736,6 +742,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -744,6 +753,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -994,6 +1006,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1002,6 +1017,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -1262,6 +1280,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1270,6 +1291,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -1564,6 +1588,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1572,6 +1599,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -1779,6 +1809,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1787,6 +1820,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -1852,6 +1888,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1860,6 +1899,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -2020,6 +2062,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -2028,6 +2073,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -2348,6 +2396,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -2356,6 +2407,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -2425,6 +2479,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
+          },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -2541,6 +2598,9 @@ pub const OPENAPI_JSON: &str = r##"{
                 }
               }
             }
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -2993,6 +3053,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -3001,6 +3064,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -3277,6 +3343,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -3285,6 +3354,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -3353,6 +3425,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -3361,6 +3436,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -3521,6 +3599,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -3792,6 +3873,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -3800,6 +3884,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -4333,6 +4420,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -4341,6 +4431,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -4516,6 +4609,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -4524,6 +4620,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -4742,6 +4841,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -4750,6 +4852,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -4820,6 +4925,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -4828,6 +4936,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5089,6 +5200,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5097,6 +5211,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5276,6 +5393,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5284,6 +5404,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5351,6 +5474,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5359,6 +5485,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5560,6 +5689,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5568,6 +5700,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5763,6 +5898,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5771,6 +5909,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -5839,6 +5980,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -5847,6 +5991,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -6127,6 +6274,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
           },
+          "408": {
+            "$ref": "#/components/responses/RequestTimeout"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -6135,6 +6285,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -6278,6 +6431,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
           }
         }
       }
@@ -7143,6 +7299,234 @@ pub const OPENAPI_JSON: &str = r##"{
                             {
                               "key": "errorMessage",
                               "value": "the request body exceeds 10485760 bytes"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "RequestTimeout": {
+        "description": "The request body did not arrive within the body timeout (`--body-timeout`, default 30 s, counted once the head has arrived; D-37).",
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Request timeout",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Request timeout</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1013</itm>\n    <itm key=\"description\">Request timeout</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">the request body did not arrive within 30 s</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Request timeout",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Request timeout",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1013"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Request timeout"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the request body did not arrive within 30 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Request timeout",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Request timeout",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1013"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Request timeout"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the request body did not arrive within 30 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "ServiceUnavailable": {
+        "description": "As many requests as the server takes at once are running (`--max-in-flight`, default 512; D-37): the request is refused before it is read. It may be sent again after the seconds of `Retry-After`.",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds after which the request may be sent again (always `1`).",
+            "schema": {
+              "type": "integer"
+            }
+          }
+        },
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Service unavailable",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Service unavailable</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1014</itm>\n    <itm key=\"description\">Service unavailable</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">512 requests are running, the most this server takes at once; retry shortly</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Service unavailable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Service unavailable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1014"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Service unavailable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "512 requests are running, the most this server takes at once; retry shortly"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Service unavailable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Service unavailable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1014"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Service unavailable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "512 requests are running, the most this server takes at once; retry shortly"
                             }
                           ]
                         }

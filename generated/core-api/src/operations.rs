@@ -73,6 +73,10 @@ pub static TRANSFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -82,6 +86,10 @@ pub static TRANSFORM: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -147,6 +155,10 @@ pub static LOCALES_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -156,6 +168,10 @@ pub static LOCALES_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -225,6 +241,10 @@ pub static KEYWORDS_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -234,6 +254,10 @@ pub static KEYWORDS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -311,6 +335,10 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -320,6 +348,10 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -404,6 +436,10 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -413,6 +449,10 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -493,6 +533,10 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -502,6 +546,10 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -562,6 +610,10 @@ pub static COMPONENTS_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -571,6 +623,10 @@ pub static COMPONENTS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -624,6 +680,10 @@ pub static MESSAGES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -633,6 +693,10 @@ pub static MESSAGES_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -713,6 +777,10 @@ pub static LINKS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -722,6 +790,10 @@ pub static LINKS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -782,6 +854,10 @@ pub static CHANNELS_QUERY: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -791,6 +867,10 @@ pub static CHANNELS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -856,6 +936,10 @@ pub static CHANNELS_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -865,6 +949,10 @@ pub static CHANNELS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -942,6 +1030,10 @@ pub static CHANNELS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -951,6 +1043,10 @@ pub static CHANNELS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1011,6 +1107,10 @@ pub static RETRIEVE_CHANNEL_BRIEFINGS: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1020,6 +1120,10 @@ pub static RETRIEVE_CHANNEL_BRIEFINGS: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1074,6 +1178,10 @@ pub static GET_CLASSES: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1143,6 +1251,10 @@ pub static CLASSES_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1152,6 +1264,10 @@ pub static CLASSES_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1233,6 +1349,10 @@ pub static CLASSES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1242,6 +1362,10 @@ pub static CLASSES_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1326,6 +1450,10 @@ pub static CLASSES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1335,6 +1463,10 @@ pub static CLASSES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1407,6 +1539,10 @@ pub static ATTRIBUTES_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1416,6 +1552,10 @@ pub static ATTRIBUTES_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1473,6 +1613,10 @@ pub static ATTRIBUTES_QUERY: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1482,6 +1626,10 @@ pub static ATTRIBUTES_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1563,6 +1711,10 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1572,6 +1724,10 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1656,6 +1812,10 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1665,6 +1825,10 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1721,6 +1885,10 @@ pub static ATTRIBUTE_DEFINITIONS_QUERY: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1730,6 +1898,10 @@ pub static ATTRIBUTE_DEFINITIONS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1811,6 +1983,10 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1820,6 +1996,10 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1892,6 +2072,10 @@ pub static PEOS_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1901,6 +2085,10 @@ pub static PEOS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1958,6 +2146,10 @@ pub static PEOS_QUERY: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1967,6 +2159,10 @@ pub static PEOS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -2044,6 +2240,10 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 408u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 413u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -2053,6 +2253,10 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -2118,6 +2322,10 @@ pub static ASSETS_VERSIONS_BIN: Operation = Operation {
         },
         StatusBody {
             status: 500u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 503u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],

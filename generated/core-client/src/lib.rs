@@ -2155,6 +2155,9 @@ impl Client {
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2162,6 +2165,9 @@ impl Client {
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2224,6 +2230,9 @@ impl Client {
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2231,6 +2240,9 @@ impl Client {
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2298,6 +2310,9 @@ impl Client {
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2305,6 +2320,9 @@ impl Client {
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2386,6 +2404,9 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2393,6 +2414,9 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2474,6 +2498,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2481,6 +2508,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2551,6 +2581,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2558,6 +2591,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2621,6 +2657,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2628,6 +2667,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2694,6 +2736,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2701,6 +2746,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2783,6 +2831,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2790,6 +2841,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2857,6 +2911,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2864,6 +2921,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2934,6 +2994,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2941,6 +3004,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3025,6 +3091,9 @@ twice"; without `pos` the item's place), `localized` only the supplied locales (
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3032,6 +3101,9 @@ twice"; without `pos` the item's place), `localized` only the supplied locales (
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3107,6 +3179,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3114,6 +3189,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3158,6 +3236,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3226,6 +3307,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3233,6 +3317,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3328,6 +3415,9 @@ node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attri
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3335,6 +3425,9 @@ node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attri
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3403,6 +3496,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3410,6 +3506,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3478,6 +3577,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3485,6 +3587,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3546,6 +3651,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3553,6 +3661,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3624,6 +3735,9 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3631,6 +3745,9 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3699,6 +3816,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3706,6 +3826,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3769,6 +3892,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3776,6 +3902,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3849,6 +3978,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3856,6 +3988,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3926,6 +4061,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3933,6 +4071,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -4000,6 +4141,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -4007,6 +4151,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -4074,6 +4221,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             406u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            408u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             413u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -4081,6 +4231,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -4147,6 +4300,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            503u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
