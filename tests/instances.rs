@@ -1,0 +1,218 @@
+//! Several `core-server serve` processes on one PostgreSQL database, as a user who outgrows one
+//! machine runs them behind a load balancer: 16 writers spread over three instances create
+//! keywords (many of them racing for the same paths); no item is lost, no id or path is stored
+//! twice, every record agrees with what retrieve shows on every instance, and a token revoked
+//! beside them is refused by every instance within the bound of D-02. Runs when
+//! `CORE_TEST_POSTGRES_URL` is set.
+
+mod support;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    time::{Duration, Instant},
+};
+
+use core_server::auth::REVISION_CHECK;
+use serde_json::{Value, json};
+use support::{core_server, exchange, serve};
+
+const WRITERS: usize = 16;
+const BATCHES: usize = 5;
+const ITEMS: usize = 20;
+const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
+const PERSIST: &str = "/api/core/v1/common/keywords/persist";
+
+fn request(path: &str, token: &str, body: &str) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn issue(url: &str, user: &str) -> String {
+    let issued = core_server(&["token", "issue", "--user", user, "--role", "admin"], url);
+    assert!(
+        issued.status.success(),
+        "{}",
+        String::from_utf8_lossy(&issued.stderr)
+    );
+    String::from_utf8(issued.stdout)
+        .expect("UTF-8")
+        .trim()
+        .to_string()
+}
+
+/// Every keyword one instance retrieves: path → id.
+fn retrieved(address: &str, token: &str) -> BTreeMap<String, i64> {
+    let (status, body) = exchange(
+        address,
+        &request(RETRIEVE, token, r#"{"path":"/","level":-1}"#),
+    );
+    assert_eq!(status, 200, "{body}");
+    let body: Value = serde_json::from_str(&body).expect("JSON");
+    body["kwds"]["kwd"]
+        .as_array()
+        .expect("keywords")
+        .iter()
+        .map(|kwd| {
+            (
+                kwd["path"].as_str().expect("a path").to_string(),
+                kwd["id"].as_i64().expect("an id"),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn three_instances_on_one_postgresql_agree() {
+    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: the several-instances test did not run");
+        return;
+    };
+    let url = core_server::testing::fresh_postgres_schema(&base)
+        .await
+        .expect("a fresh schema");
+    let token = issue(&url, "writer");
+    // Started together: each runs the migrations, which the advisory lock serializes.
+    let instances: Vec<_> = (0..3).map(|_| serve(&url)).collect();
+    let addresses: Vec<String> = instances
+        .iter()
+        .map(|(_, address)| address.clone())
+        .collect();
+    let (status, body) = exchange(
+        &addresses[0],
+        &request(
+            PERSIST,
+            &token,
+            r#"{"kwds":{"kwd":[{"name":{"itm":[{"value":"Shared"}]}}]}}"#,
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // Each writer creates keywords of its own and, racing the others, the same shared ones.
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            let address = addresses[writer % addresses.len()].clone();
+            let token = token.clone();
+            std::thread::spawn(move || {
+                let mut records = Vec::new();
+                for batch in 0..BATCHES {
+                    let kwd: Vec<Value> = (0..ITEMS)
+                        .map(|item| {
+                            if item % 2 == 0 {
+                                json!({"parentPath": "/Shared", "name": {"itm": [{"value": format!("S{batch}-{item}")}]}})
+                            } else {
+                                json!({"name": {"itm": [{"value": format!("W{writer}-{batch}-{item}")}]}})
+                            }
+                        })
+                        .collect();
+                    let body = json!({"kwds": {"kwd": kwd}}).to_string();
+                    let (status, answer) = exchange(&address, &request(PERSIST, &token, &body));
+                    assert_eq!(status, 200, "{answer}");
+                    let answer: Value = serde_json::from_str(&answer).expect("JSON");
+                    records.extend(answer["responses"]["response"].as_array().expect("records").clone());
+                }
+                records
+            })
+        })
+        .collect();
+    let records: Vec<Value> = writers
+        .into_iter()
+        .flat_map(|writer| writer.join().expect("a writer"))
+        .collect();
+    assert_eq!(
+        records.len(),
+        WRITERS * BATCHES * ITEMS,
+        "one record per item"
+    );
+
+    // Every success names a distinct id and path; every refusal is a lost race for a shared
+    // path, which one writer won.
+    let mut stored: BTreeMap<String, i64> = BTreeMap::new();
+    let mut lost = BTreeSet::new();
+    for record in &records {
+        match record["status"].as_str() {
+            Some("SUCCESS") => {
+                let path = record["path"].as_str().expect("a path").to_string();
+                let id = record["id"].as_i64().expect("an id");
+                assert!(
+                    stored.insert(path.clone(), id).is_none(),
+                    "{path} stored twice"
+                );
+            }
+            _ => {
+                let description = record["description"].as_str().unwrap_or_default();
+                let path = description
+                    .strip_prefix("Keyword '")
+                    .and_then(|rest| rest.strip_suffix("' already exists"))
+                    .unwrap_or_else(|| panic!("an unexpected refusal: {record}"));
+                lost.insert(path.to_string());
+            }
+        }
+    }
+    let ids: BTreeSet<i64> = stored.values().copied().collect();
+    assert_eq!(ids.len(), stored.len(), "no id is given twice");
+    let shared = BATCHES * ITEMS / 2;
+    let own = WRITERS * BATCHES * ITEMS / 2;
+    assert_eq!(
+        stored.len(),
+        shared + own,
+        "each shared path once, every own keyword"
+    );
+    assert!(
+        lost.iter().all(|path| stored.contains_key(path)),
+        "a lost race was won by another writer"
+    );
+    eprintln!(
+        "{} records: {} keywords stored, {} creates lost a race for a shared path",
+        records.len(),
+        stored.len(),
+        records.len() - stored.len()
+    );
+
+    // Every instance shows exactly what the records say.
+    for address in &addresses {
+        let mut shown = retrieved(address, &token);
+        assert!(shown.remove("/Shared").is_some(), "the parent is shown");
+        assert_eq!(shown, stored, "{address} shows what the records say");
+    }
+
+    // A token revoked beside the instances is refused by each within the bound.
+    let doomed = issue(&url, "doomed");
+    for address in &addresses {
+        assert_eq!(
+            exchange(address, &request(RETRIEVE, &doomed, r#"{"path":"/"}"#)).0,
+            200
+        );
+    }
+    let revoked = core_server(&["token", "revoke", &doomed], &url);
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    let since = Instant::now();
+    let mut refused_after = Vec::new();
+    for address in &addresses {
+        loop {
+            let (status, _) = exchange(address, &request(RETRIEVE, &doomed, r#"{"path":"/"}"#));
+            if status == 401 {
+                refused_after.push(since.elapsed());
+                break;
+            }
+            assert!(
+                since.elapsed() < REVISION_CHECK * 4,
+                "{address} still takes the revoked token after {:?}",
+                since.elapsed()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    eprintln!("the revoked token was refused after {refused_after:?} (bound {REVISION_CHECK:?})");
+    drop(instances);
+    let database = core_server::storage::Database::connect(&url)
+        .await
+        .expect("opens");
+    let _ = core_server::testing::drop_postgres_schema(&database).await;
+}
