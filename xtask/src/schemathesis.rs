@@ -1,7 +1,8 @@
-//! `cargo xtask schemathesis [ST-ARGS…]`: runs Schemathesis (PyPI) with `--checks all` and the
-//! phases examples, coverage and fuzzing against a core-server this chore builds and starts on the
-//! demo catalogue over a fresh SQLite file, with the project's hooks (`xtask/schemathesis/`: JSON
-//! request bodies only, see there why). It tests every operation of the document; further
+//! `cargo xtask schemathesis [ST-ARGS…]`: runs Schemathesis (PyPI) with `--checks all` and every
+//! phase (examples, coverage, fuzzing, stateful) against a core-server this chore builds and
+//! starts on the demo catalogue over a fresh SQLite file, with the project's hooks and settings
+//! (`xtask/schemathesis/`: JSON request bodies only, and 400 expected where a rule the schema
+//! language cannot state refuses a schema-valid request; see there why). `.ci/run` runs it. It tests every operation of the document; further
 //! arguments go to `st run` as they are (`--include-tag CM` narrows the run to one module).
 
 use std::{path::Path, process::Command};
@@ -39,9 +40,16 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
         .current_dir(&folder)
         .env("SCHEMATHESIS_HOOKS", "core_hooks")
         .env("PYTHONPATH", root.join("xtask/schemathesis"))
+        .arg("--config-file")
+        .arg(root.join("xtask/schemathesis/schemathesis.toml"))
         .args(["run", &format!("{base}/openapi.yaml"), "--url", &base])
         .args(["-H", &format!("Authorization: Bearer {token}")])
-        .args(["--checks", "all", "--phases", "examples,coverage,fuzzing"])
+        .args([
+            "--checks",
+            "all",
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
+        ])
         .args([
             "--max-examples",
             "50",
