@@ -1,12 +1,72 @@
 //! `cargo xtask fuzz-seeds`: seeds the fuzz corpora with the document's examples, each in the
 //! corpus of the decoder of its representation (`fuzz/corpus/decode_{xml,json,compact}/`).
+//! `cargo xtask fuzz [--seconds N]`: seeds them, then runs every target for N seconds (60 by
+//! default; `.ci/run` runs it) with a pinned cargo-fuzz it installs under `target/`, and fails
+//! on the first crash (libFuzzer leaves the input under `fuzz/artifacts/<target>/`).
 
-use std::path::Path;
+use std::{path::Path, process::Command};
 
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::document::{Document, Representation};
+use crate::{
+    document::{Document, Representation},
+    python::status,
+};
+
+/// The pinned cargo-fuzz (installed with `cargo install --locked` under `target/xtask-tools`).
+pub const CARGO_FUZZ: &str = "0.13.2";
+
+/// The fuzz targets, one per decoder.
+pub const TARGETS: [&str; 3] = ["decode_xml", "decode_json", "decode_compact"];
+
+/// Seeds the corpora and runs each target for `seconds`; an error on the first crash.
+pub fn run(root: &Path, document: &Document, seconds: u64) -> Result<()> {
+    let tools = root.join("target/xtask-tools");
+    let marker = tools.join(format!(".installed-cargo-fuzz-{CARGO_FUZZ}"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    if !marker.exists() {
+        eprintln!(
+            "xtask: installing cargo-fuzz {CARGO_FUZZ} into {}",
+            tools.display()
+        );
+        status(
+            Command::new(&cargo)
+                .args([
+                    "install",
+                    "--locked",
+                    "--quiet",
+                    "--version",
+                    CARGO_FUZZ,
+                    "--root",
+                ])
+                .arg(&tools)
+                .arg("cargo-fuzz"),
+            "cargo install cargo-fuzz",
+        )?;
+        std::fs::write(&marker, "")?;
+    }
+    let written = seed(root, document)?;
+    eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
+    let path = std::env::join_paths(std::iter::once(tools.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))?;
+    for target in TARGETS {
+        eprintln!("xtask: fuzzing {target} for {seconds} s");
+        // cargo-fuzz needs nightly features; the pinned stable toolchain allows them with
+        // RUSTC_BOOTSTRAP. No sanitizer: the engine has no unsafe code, and the run is faster.
+        status(
+            Command::new(&cargo)
+                .current_dir(root.join("fuzz"))
+                .env("PATH", &path)
+                .env("RUSTC_BOOTSTRAP", "1")
+                .args(["fuzz", "run", "-O", "-s", "none", target, "--"])
+                .arg(format!("-max_total_time={seconds}")),
+            &format!("fuzzing {target}"),
+        )?;
+    }
+    Ok(())
+}
 
 /// Writes one file per example of a message schema; returns how many were written.
 pub fn seed(root: &Path, document: &Document) -> Result<usize> {

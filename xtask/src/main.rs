@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use xtask::{DOCUMENT_PATH, codegen, validate, workspace_root};
 
 const USAGE: &str = "usage: cargo xtask <chore>
@@ -11,6 +11,7 @@ chores:
   codegen            regenerate generated/ from openapi/core-v1.yaml
   codegen --check    fail if generated/ differs from what the document produces
   validate           check the document with openapi-spec-validator (installed under target/)
+  fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
   bench-http [--rounds N] [--seconds S] [--prism]
@@ -54,6 +55,14 @@ fn run(args: Vec<String>) -> Result<()> {
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
+        ["fuzz"] | ["fuzz", "--seconds", _] => {
+            let seconds = match args.get(2) {
+                Some(seconds) => seconds.parse().context("--seconds takes a number")?,
+                None => 60,
+            };
+            let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
+            xtask::fuzz::run(&root, &xtask::document::Document::parse(&yaml)?, seconds)
+        }
         ["fuzz-seeds"] => {
             let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
             let written = xtask::fuzz::seed(&root, &xtask::document::Document::parse(&yaml)?)?;
