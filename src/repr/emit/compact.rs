@@ -7,9 +7,9 @@
 //! `compact::to_compact`. Scalars and objects without fields are written by serde_json itself.
 
 use core_api_support::{Compact, Field, Kind, Schema, Type};
-use serde::ser::{self, Impossible, Serialize, SerializeSeq};
+use serde::ser::{self, Serialize, SerializeSeq};
 
-use super::{Fault, Object, Visit, refuse, refuse_compounds};
+use super::{Fault, Object, Visit, one_shape};
 use crate::repr::{
     compact::{ENTRIES, to_compact},
     error::EncodeError,
@@ -136,54 +136,7 @@ struct Items<'w> {
 }
 
 impl<'w> ser::Serializer for Items<'w> {
-    type Ok = ();
-    type Error = Fault;
-    type SerializeSeq = Self;
-    type SerializeTuple = Impossible<(), Fault>;
-    type SerializeTupleStruct = Impossible<(), Fault>;
-    type SerializeTupleVariant = Impossible<(), Fault>;
-    type SerializeMap = Impossible<(), Fault>;
-    type SerializeStruct = Impossible<(), Fault>;
-    type SerializeStructVariant = Impossible<(), Fault>;
-
-    refuse!("an array";
-        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
-        serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
-        serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
-        serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    );
-    refuse_compounds!("an array";
-        serialize_tuple -> SerializeTuple (usize);
-        serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
-        serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
-        serialize_map -> SerializeMap (Option<usize>);
-        serialize_struct -> SerializeStruct (&'static str, usize);
-        serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
-    );
-
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Fault> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Fault> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), Fault> {
-        Err(Fault::expected("an array"))
-    }
+    one_shape!(seq "an array");
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Self, Fault> {
         self.writer.out.push(b'[');

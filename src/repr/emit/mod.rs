@@ -15,7 +15,7 @@ pub mod xml;
 use std::fmt;
 
 use core_api_support::{Field, Kind, Schema};
-use serde::ser::{self, Impossible, Serialize, SerializeStruct};
+use serde::ser::{self, Serialize, SerializeStruct};
 
 /// Why a value could not be written: it has a shape its table does not describe.
 #[derive(Debug)]
@@ -137,19 +137,15 @@ macro_rules! refuse_compounds {
     };
 }
 
-/// Every `Serializer` method but the ones an object writer takes (`serialize_struct`,
-/// `serialize_some`, `serialize_newtype_struct`), refused.
-macro_rules! only_objects {
-    () => {
-        $crate::repr::emit::refuse!("an object";
-            serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
-            serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
-            serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
-            serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
-            serialize_unit_struct(&'static str);
-            serialize_unit_variant(&'static str, u32, &'static str);
-        );
-        $crate::repr::emit::refuse_compounds!("an object";
+/// Every `Serializer` method of a writer that takes one compound shape — `struct` (an object) or
+/// `seq` (an array), whose method the writer writes itself — looking through options and
+/// newtypes, and refusing everything else as not being `$what`.
+macro_rules! one_shape {
+    (struct $what:expr) => {
+        type SerializeSeq = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeStruct = Self;
+        $crate::repr::emit::one_shape!(@common $what);
+        $crate::repr::emit::refuse_compounds!($what;
             serialize_seq -> SerializeSeq (Option<usize>);
             serialize_tuple -> SerializeTuple (usize);
             serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
@@ -157,6 +153,50 @@ macro_rules! only_objects {
             serialize_map -> SerializeMap (Option<usize>);
             serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
         );
+    };
+    (seq $what:expr) => {
+        type SerializeSeq = Self;
+        type SerializeStruct = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        $crate::repr::emit::one_shape!(@common $what);
+        $crate::repr::emit::refuse_compounds!($what;
+            serialize_tuple -> SerializeTuple (usize);
+            serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
+            serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
+            serialize_map -> SerializeMap (Option<usize>);
+            serialize_struct -> SerializeStruct (&'static str, usize);
+            serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
+        );
+    };
+    (@common $what:expr) => {
+        type Ok = ();
+        type Error = $crate::repr::emit::Fault;
+        type SerializeTuple = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeTupleStruct = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeTupleVariant = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeStructVariant = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+
+        $crate::repr::emit::refuse!($what;
+            serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
+            serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
+            serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
+            serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
+            serialize_unit_struct(&'static str);
+            serialize_unit_variant(&'static str, u32, &'static str);
+        );
+
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), $crate::repr::emit::Fault> {
+            value.serialize(self)
+        }
+
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<(), $crate::repr::emit::Fault> {
+            value.serialize(self)
+        }
+
         fn serialize_newtype_variant<T: Serialize + ?Sized>(
             self,
             _: &'static str,
@@ -164,37 +204,15 @@ macro_rules! only_objects {
             _: &'static str,
             _: &T,
         ) -> Result<(), $crate::repr::emit::Fault> {
-            Err($crate::repr::emit::Fault::expected("an object"))
+            Err($crate::repr::emit::Fault::expected($what))
         }
     };
 }
 
-pub(crate) use {refuse, refuse_compounds};
+pub(crate) use {one_shape, refuse, refuse_compounds};
 
 impl<'v, V: Visit> ser::Serializer for Object<'v, V> {
-    type Ok = ();
-    type Error = Fault;
-    type SerializeSeq = Impossible<(), Fault>;
-    type SerializeTuple = Impossible<(), Fault>;
-    type SerializeTupleStruct = Impossible<(), Fault>;
-    type SerializeTupleVariant = Impossible<(), Fault>;
-    type SerializeMap = Impossible<(), Fault>;
-    type SerializeStruct = Self;
-    type SerializeStructVariant = Impossible<(), Fault>;
-
-    only_objects!();
-
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Fault> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Fault> {
-        value.serialize(self)
-    }
+    one_shape!(struct "an object");
 
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Fault> {
         Ok(self)

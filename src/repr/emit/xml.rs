@@ -9,7 +9,7 @@
 use core_api_support::{Field, Node, Schema, Type};
 use serde::ser::{self, Impossible, Serialize, SerializeSeq};
 
-use super::{Fault, Object, Visit, object_fields, refuse, refuse_compounds};
+use super::{Fault, Object, Visit, object_fields, one_shape, refuse, refuse_compounds};
 use crate::repr::{error::EncodeError, path::Path, xml::write::escape_into};
 
 /// Writes `value`, whose schema is `schema`, as an XML document.
@@ -230,54 +230,7 @@ struct Items<'c, 'w> {
 }
 
 impl<'c, 'w> ser::Serializer for Items<'c, 'w> {
-    type Ok = ();
-    type Error = Fault;
-    type SerializeSeq = Self;
-    type SerializeTuple = Impossible<(), Fault>;
-    type SerializeTupleStruct = Impossible<(), Fault>;
-    type SerializeTupleVariant = Impossible<(), Fault>;
-    type SerializeMap = Impossible<(), Fault>;
-    type SerializeStruct = Impossible<(), Fault>;
-    type SerializeStructVariant = Impossible<(), Fault>;
-
-    refuse!("an array";
-        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
-        serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
-        serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
-        serialize_str(&str); serialize_bytes(&[u8]); serialize_none(); serialize_unit();
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    );
-    refuse_compounds!("an array";
-        serialize_tuple -> SerializeTuple (usize);
-        serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
-        serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
-        serialize_map -> SerializeMap (Option<usize>);
-        serialize_struct -> SerializeStruct (&'static str, usize);
-        serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
-    );
-
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Fault> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Fault> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), Fault> {
-        Err(Fault::expected("an array"))
-    }
+    one_shape!(seq "an array");
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Self, Fault> {
         Ok(self)
@@ -326,6 +279,17 @@ impl Text<'_> {
     }
 }
 
+/// The integer methods of `Text`: digits as JSON writes them.
+macro_rules! integers {
+    ($($method:ident($ty:ty)),* $(,)?) => {
+        $(
+            fn $method(self, value: $ty) -> Result<(), Fault> {
+                self.integer(value)
+            }
+        )*
+    };
+}
+
 impl<'w> ser::Serializer for Text<'w> {
     type Ok = ();
     type Error = Fault;
@@ -342,37 +306,16 @@ impl<'w> ser::Serializer for Text<'w> {
             .text(if value { "true" } else { "false" }, self.place)
     }
 
-    fn serialize_i8(self, value: i8) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_i16(self, value: i16) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_i32(self, value: i32) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_i64(self, value: i64) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_u8(self, value: u8) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_u16(self, value: u16) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_u32(self, value: u32) -> Result<(), Fault> {
-        self.integer(value)
-    }
-
-    fn serialize_u64(self, value: u64) -> Result<(), Fault> {
-        self.integer(value)
-    }
+    integers!(
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+    );
 
     fn serialize_f32(self, value: f32) -> Result<(), Fault> {
         self.serialize_f64(f64::from(value))
