@@ -50,7 +50,7 @@ fn main() {
         let (child, port) = support::serve(&database);
         let pid = child.id();
         small(port);
-        let before = anon_kib(pid);
+        let before = support::anon_kib(pid);
         let (cold, size, cold_peak) = sampled(pid, || whole(port, accept));
         let mut warm = Vec::new();
         let mut peak = cold_peak;
@@ -62,7 +62,7 @@ fn main() {
         }
         std::thread::sleep(Duration::from_secs(2));
         small(port);
-        let after = anon_kib(pid);
+        let after = support::anon_kib(pid);
         let (median, fastest) = support::median_and_fastest(&mut warm);
         let growth = peak.saturating_sub(before) as f64 * 1024.0;
         eprintln!(
@@ -154,12 +154,12 @@ fn small(port: u16) {
 /// length, and the highest sample (KiB).
 fn sampled(pid: u32, request: impl FnOnce() -> usize) -> (Duration, usize, u64) {
     let done = Arc::new(AtomicBool::new(false));
-    let high = Arc::new(AtomicU64::new(anon_kib(pid)));
+    let high = Arc::new(AtomicU64::new(support::anon_kib(pid)));
     let sampler = {
         let (done, high) = (done.clone(), high.clone());
         std::thread::spawn(move || {
             while !done.load(Ordering::Relaxed) {
-                high.fetch_max(anon_kib(pid), Ordering::Relaxed);
+                high.fetch_max(support::anon_kib(pid), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(1));
             }
         })
@@ -172,16 +172,6 @@ fn sampled(pid: u32, request: impl FnOnce() -> usize) -> (Duration, usize, u64) 
     (
         time,
         length,
-        high.load(Ordering::Relaxed).max(anon_kib(pid)),
+        high.load(Ordering::Relaxed).max(support::anon_kib(pid)),
     )
-}
-
-/// The server's anonymous resident memory, KiB (`RssAnon`).
-fn anon_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix("RssAnon:"))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }

@@ -181,6 +181,12 @@ pub fn resident_kib(pid: u32) -> u64 {
     read_kib(pid, "VmRSS:")
 }
 
+/// The anonymous resident memory of a process now, in KiB (`RssAnon`: what it allocated,
+/// without the files it maps).
+pub fn anon_kib(pid: u32) -> u64 {
+    read_kib(pid, "RssAnon:")
+}
+
 fn read_kib(pid: u32, key: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_default()

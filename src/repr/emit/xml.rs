@@ -10,7 +10,11 @@ use core_api_support::{Field, Node, Schema, Type};
 use serde::ser::{self, Impossible, Serialize, SerializeSeq};
 
 use super::{Fault, Object, Visit, object_fields, one_shape, refuse, refuse_compounds};
-use crate::repr::{error::EncodeError, path::Path, xml::write::escape_into};
+use crate::repr::{
+    error::EncodeError,
+    path::Path,
+    xml::write::{document, escape_into},
+};
 
 /// Writes `value`, whose schema is `schema`, as an XML document.
 pub fn write<T: Serialize + ?Sized>(
@@ -18,17 +22,11 @@ pub fn write<T: Serialize + ?Sized>(
     schema: &'static Schema,
     namespace: &str,
 ) -> Result<String, EncodeError> {
-    let root = schema.xml_root().ok_or_else(|| EncodeError {
-        path: String::new(),
-        reason: format!("{} has no XML representation", schema.name),
-    })?;
+    let (root, out) = document(schema)?;
     let mut writer = Writer {
-        out: String::with_capacity(1024),
+        out,
         path: Path::new(),
     };
-    writer
-        .out
-        .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let namespace = root.namespace.map(|_| namespace);
     match writer.element(root.name, value, schema, 0, namespace) {
         Ok(()) => Ok(writer.out),

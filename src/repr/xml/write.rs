@@ -1,7 +1,7 @@
 //! Writes the tree as XML: attributes, child elements and text as the tables say, in table
 //! order, indented by two spaces.
 
-use core_api_support::{Field, Kind, Node, Schema, Type};
+use core_api_support::{Field, Kind, Node, Schema, Type, XmlRoot};
 use serde_json::Value;
 
 use crate::repr::{error::EncodeError, path::Path, text::is_xml_char};
@@ -12,12 +12,7 @@ pub fn write(
     schema: &'static Schema,
     namespace: &str,
 ) -> Result<String, EncodeError> {
-    let root = schema.xml_root().ok_or_else(|| EncodeError {
-        path: String::new(),
-        reason: format!("{} has no XML representation", schema.name),
-    })?;
-    let mut out = String::with_capacity(1024);
-    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let (root, out) = document(schema)?;
     let mut writer = Writer {
         out,
         path: Path::new(),
@@ -25,6 +20,18 @@ pub fn write(
     let namespace = root.namespace.map(|_| namespace);
     writer.element(root.name, value, schema.resolve(), 0, namespace)?;
     Ok(writer.out)
+}
+
+/// The root of a document of `schema`, and the document's text so far (its XML declaration); the
+/// tree writer and the typed writer (`repr::emit::xml`) start alike.
+pub(crate) fn document(schema: &'static Schema) -> Result<(&'static XmlRoot, String), EncodeError> {
+    let root = schema.xml_root().ok_or_else(|| EncodeError {
+        path: String::new(),
+        reason: format!("{} has no XML representation", schema.name),
+    })?;
+    let mut out = String::with_capacity(1024);
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    Ok((root, out))
 }
 
 struct Writer {
