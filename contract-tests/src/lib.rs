@@ -48,6 +48,30 @@ pub fn document() -> Value {
     serde_yaml::from_str(&document_text()).expect("the document is YAML")
 }
 
+/// The published document's text (`generated/core-api/openapi.yaml`): the authored one with the
+/// compact-JSON schemas derived by `cargo xtask codegen`; what the server serves.
+pub fn published_text() -> String {
+    std::fs::read_to_string(workspace_root().join("generated/core-api/openapi.yaml"))
+        .expect("generated/core-api/openapi.yaml is readable")
+}
+
+/// The published document as a JSON tree, in document order.
+pub fn published() -> Value {
+    serde_yaml::from_str(&published_text()).expect("the published document is YAML")
+}
+
+/// A JSON Schema validator (draft 4, as OpenAPI 3.0) of one component schema of a document.
+pub fn validator(document: &Value, name: &str) -> Result<jsonschema::Validator, String> {
+    let root = json!({
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": {"schemas": document["components"]["schemas"].clone()},
+    });
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .build(&root)
+        .map_err(|error| format!("schema {name} does not compile: {error}"))
+}
+
 /// The table of a component schema.
 pub fn table(name: &str) -> &'static Schema {
     core_api::tables::ALL

@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use contract_tests::{Example, document, document_text, examples, snapshot_dir, table};
+use contract_tests::{
+    Example, document, document_text, examples, published, snapshot_dir, table, validator,
+};
 use core_api::types;
 use core_api_support::Representation;
 use core_server::repr::{Codec, Limits, tree};
@@ -283,7 +285,7 @@ fn validate(
     let tree = codec
         .decode(example.representation(), &example.bytes(), schema)
         .map_err(|error| format!("does not decode: {error}"))?;
-    let validator = json_schema(document, schema_name)?;
+    let validator = validator(document, schema_name)?;
     let errors: Vec<String> = validator
         .iter_errors(&tree)
         .map(|error| format!("{} at {}", error, error.instance_path()))
@@ -312,17 +314,6 @@ fn validate(
         }
     }
     Ok(())
-}
-
-fn json_schema(document: &Value, name: &str) -> Result<jsonschema::Validator, String> {
-    let root = json!({
-        "$ref": format!("#/components/schemas/{name}"),
-        "components": {"schemas": document["components"]["schemas"].clone()},
-    });
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft4)
-        .build(&root)
-        .map_err(|error| format!("schema {name} does not compile: {error}"))
 }
 
 /// Deserializes a tree into the generated type of a schema, and checks that the typed value
@@ -499,4 +490,44 @@ mod erased {
             codec.encode_typed(representation, self, schema)
         }
     }
+}
+
+/// The published document states the compact-JSON shape: every compact example validates against
+/// the schema its media type names there (a derived `<Name>Compact` wherever the shape differs).
+#[test]
+fn compact_examples_validate_against_the_published_compact_schemas() {
+    let published = published();
+    let mut checked = 0;
+    let mut derived = 0;
+    let mut failures = Vec::new();
+    for example in examples(&published) {
+        let Some(schema_name) = &example.schema else {
+            continue;
+        };
+        if example.representation() != Representation::Compact {
+            continue;
+        }
+        derived += usize::from(schema_name.ends_with("Compact"));
+        let check = validator(&published, schema_name).and_then(|validator| {
+            let errors: Vec<String> = validator
+                .iter_errors(&example.value)
+                .map(|error| format!("{error} at {}", error.instance_path()))
+                .collect();
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(errors.join("; "))
+            }
+        });
+        match check {
+            Ok(()) => checked += 1,
+            Err(reason) => failures.push(format!("{}: {reason}", example.label())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 40, "only {checked} compact examples");
+    assert!(
+        derived > 20,
+        "only {derived} compact examples name a derived schema"
+    );
 }

@@ -2,7 +2,9 @@
 //! property test: messages generated from the schema tables survive every path through the three
 //! representations unchanged.
 
-use contract_tests::table;
+use std::sync::OnceLock;
+
+use contract_tests::{published, table, validator};
 use core_api::{document::XML_NAMESPACE_DEFAULT, tables, types};
 use core_api_support::{
     Compact as CompactForm, Field, Kind, Representation,
@@ -470,6 +472,17 @@ fn tree(schema: &'static Schema, depth: u32) -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// The published document's schemas of a message in default and compact JSON.
+fn published_validators() -> &'static (jsonschema::Validator, jsonschema::Validator) {
+    static VALIDATORS: OnceLock<(jsonschema::Validator, jsonschema::Validator)> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let published = published();
+        let json = validator(&published, "PimType").expect("PimType compiles");
+        let compact = validator(&published, "PimTypeCompact").expect("PimTypeCompact compiles");
+        (json, compact)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -496,6 +509,21 @@ proptest! {
                 TestCaseError::fail(format!("{representation:?}: {error}\n{}", String::from_utf8_lossy(&bytes)))
             })?;
             prop_assert_eq!(&back, &message, "through {:?}", representation);
+            // What the server writes in JSON and compact JSON fits the published document.
+            let (json_schema, compact_schema) = published_validators();
+            let schema_of = match representation {
+                Json => Some(json_schema),
+                Compact => Some(compact_schema),
+                _ => None,
+            };
+            if let Some(schema_of) = schema_of {
+                let written: Value = serde_json::from_slice(&bytes).expect("JSON");
+                let errors: Vec<String> = schema_of
+                    .iter_errors(&written)
+                    .map(|error| format!("{error} at {}", error.instance_path()))
+                    .collect();
+                prop_assert!(errors.is_empty(), "{:?} does not fit the published document: {}\n{}", representation, errors.join("; "), written);
+            }
         }
         let bytes = codec.encode_typed(Xml, message.clone(), schema).expect("encodes");
         both_xml_readers_agree(std::str::from_utf8(&bytes).expect("UTF-8"));

@@ -24,7 +24,7 @@ fn every_generated_file_says_how_it_was_made() {
         let header = if file
             .path
             .extension()
-            .is_some_and(|extension| extension == "toml")
+            .is_some_and(|extension| extension == "toml" || extension == "yaml")
         {
             codegen::TOML_HEADER
         } else {

@@ -3,7 +3,8 @@
 //! takes get documented error bodies.
 
 use contract_tests::{
-    TestServer, coverage, document, document_text, issue_item, operations::send_documented,
+    TestServer, coverage, document, issue_item, operations::send_documented, published,
+    published_text,
 };
 use core_api::operations::{KEYWORDS_PERSIST, TRANSFORM};
 use core_api_support::Representation::{Json, Xml};
@@ -112,7 +113,7 @@ async fn the_document_and_the_health_check_are_served() {
         .await
         .expect("an answer");
     assert_eq!(yaml.status().as_u16(), 200);
-    assert_eq!(yaml.text().await.expect("text"), document_text());
+    assert_eq!(yaml.text().await.expect("text"), published_text());
     let json: Value = client
         .get(server.url("/openapi.json"))
         .send()
@@ -121,7 +122,7 @@ async fn the_document_and_the_health_check_are_served() {
         .json()
         .await
         .expect("JSON");
-    assert_eq!(json, document());
+    assert_eq!(json, published());
     let health = client
         .get(server.url("/healthz"))
         .send()
