@@ -3,13 +3,15 @@
 //! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
 //! * [`document`] loads the document in the two forms the generators need.
 //! * [`fuzz`] seeds the fuzz corpora with the document's examples.
-//! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]).
+//! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]),
+//!   and the linters Spectral and Redocly from npm ([`lint`]).
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
 
 pub mod bench_http;
 pub mod codegen;
 pub mod document;
 pub mod fuzz;
+pub mod lint;
 pub mod python;
 pub mod schemathesis;
 pub mod server;

@@ -10,7 +10,8 @@ const USAGE: &str = "usage: cargo xtask <chore>
 chores:
   codegen            regenerate generated/ from openapi/core-v1.yaml
   codegen --check    fail if generated/ differs from what the document produces
-  validate           check the document with openapi-spec-validator (installed under target/)
+  validate           check the documents (openapi-spec-validator) and lint the published one
+                     (Spectral, Redocly: 0 errors, 0 warnings); tools installed under target/
   fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)

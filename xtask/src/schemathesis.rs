@@ -1,8 +1,9 @@
 //! `cargo xtask schemathesis [ST-ARGS…]`: runs Schemathesis (PyPI) with `--checks all` and every
 //! phase (examples, coverage, fuzzing, stateful) against a core-server this chore builds and
 //! starts on the demo catalogue over a fresh SQLite file, with the project's hooks and settings
-//! (`xtask/schemathesis/`: JSON request bodies only, and 400 expected where a rule the schema
-//! language cannot state refuses a schema-valid request; see there why). `.ci/run` runs it. It tests every operation of the document; further
+//! (`xtask/schemathesis/`: request bodies and answers in all three representations, and 400
+//! expected where a rule the schema language cannot state refuses a schema-valid request; see
+//! there why). `.ci/run` runs it. It tests every operation of the published document; further
 //! arguments go to `st run` as they are (`--include-tag CM` narrows the run to one module).
 
 use std::{path::Path, process::Command};

@@ -1,20 +1,24 @@
-//! `cargo xtask validate`: checks the document with `openapi-spec-validator` (PyPI), installed
-//! into the private Python environment of the chores.
+//! `cargo xtask validate`: checks the authored and the published document with
+//! `openapi-spec-validator` (PyPI, in the private Python environment of the chores), then lints
+//! the published one with Spectral and Redocly ([`crate::lint`]): 0 errors and 0 warnings.
 
 use std::{path::Path, process::Command};
 
 use anyhow::Result;
 
-use crate::python;
+use crate::{codegen::PUBLISHED_PATH, lint, python};
 
 /// The pinned validator version.
 pub const VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 
-/// Installs the validator if needed and runs it on the document.
+/// Installs the tools if needed and runs them on the documents.
 pub fn run(root: &Path) -> Result<()> {
     let validator = python::tool(root, VALIDATOR, "openapi-spec-validator")?;
     python::status(
-        Command::new(&validator).arg(root.join(crate::DOCUMENT_PATH)),
+        Command::new(&validator)
+            .arg(root.join(crate::DOCUMENT_PATH))
+            .arg(root.join(PUBLISHED_PATH)),
         "openapi-spec-validator",
-    )
+    )?;
+    lint::run(root)
 }
