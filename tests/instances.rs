@@ -216,3 +216,109 @@ async fn three_instances_on_one_postgresql_agree() {
         .expect("opens");
     let _ = core_server::testing::drop_postgres_schema(&database).await;
 }
+
+/// Deadlocks PostgreSQL has broken in the database so far (its statistics).
+async fn deadlocks(database: &core_server::storage::Database) -> i64 {
+    // PostgreSQL 15 and later flush a session's statistics on demand; earlier ones in time.
+    sqlx::query("SELECT pg_stat_force_next_flush()")
+        .execute(database.pool())
+        .await
+        .ok();
+    sqlx::query_scalar("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
+        .fetch_one(database.pool())
+        .await
+        .expect("the statistics")
+}
+
+/// Two batches on two instances create the same keywords in opposite orders, so each soon waits
+/// for a keyword the other holds: PostgreSQL breaks the deadlock by failing one, which is rolled
+/// back whole and run again once the other has committed (D-14). Every keyword is stored once,
+/// every record is a SUCCESS or, for the batch run again, "already exists", none reports the
+/// conflict, and nothing is stored twice or half.
+#[tokio::test]
+async fn crossing_batches_on_two_instances_deadlock_and_are_run_again() {
+    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: the deadlock test did not run");
+        return;
+    };
+    const CROSSING: usize = 200;
+    let url = core_server::testing::fresh_postgres_schema(&base)
+        .await
+        .expect("a fresh schema");
+    let database = core_server::storage::Database::connect(&url)
+        .await
+        .expect("opens");
+    let token = issue(&url, "writer");
+    let instances: Vec<_> = (0..2).map(|_| serve(&url)).collect();
+    let mut seen = false;
+    for round in 0..5 {
+        let before = deadlocks(&database).await;
+        let names: Vec<String> = (0..CROSSING).map(|n| format!("C{round}-{n:03}")).collect();
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let writers: Vec<_> = instances
+            .iter()
+            .enumerate()
+            .map(|(writer, (_, address))| {
+                let mut names = names.clone();
+                if writer == 1 {
+                    names.reverse();
+                }
+                let kwd: Vec<Value> = names
+                    .iter()
+                    .map(|name| json!({"name": {"itm": [{"value": name}]}}))
+                    .collect();
+                let body = json!({"kwds": {"kwd": kwd}}).to_string();
+                let (address, token, barrier) = (address.clone(), token.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let (status, answer) = exchange(&address, &request(PERSIST, &token, &body));
+                    assert_eq!(status, 200, "{answer}");
+                    let answer: Value = serde_json::from_str(&answer).expect("JSON");
+                    answer["responses"]["response"]
+                        .as_array()
+                        .expect("records")
+                        .clone()
+                })
+            })
+            .collect();
+        let records: Vec<Value> = writers
+            .into_iter()
+            .flat_map(|writer| writer.join().expect("a writer"))
+            .collect();
+        let mut stored = BTreeSet::new();
+        for record in &records {
+            match record["status"].as_str() {
+                Some("SUCCESS") => assert!(
+                    stored.insert(record["path"].as_str().expect("a path").to_string()),
+                    "stored twice: {record}"
+                ),
+                _ => assert!(
+                    record["description"]
+                        .as_str()
+                        .is_some_and(|text| text.ends_with("' already exists")),
+                    "an unexpected refusal: {record}"
+                ),
+            }
+        }
+        assert_eq!(stored.len(), CROSSING, "each keyword stored once");
+        let shown = retrieved(&instances[0].1, &token);
+        assert!(
+            names
+                .iter()
+                .all(|name| shown.contains_key(&format!("/{name}")))
+        );
+        // The statistics reach the view shortly after the transaction ends.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while deadlocks(&database).await == before && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        if deadlocks(&database).await > before {
+            eprintln!("round {round}: the crossing batches deadlocked; both answered in full");
+            seen = true;
+            break;
+        }
+    }
+    drop(instances);
+    let _ = core_server::testing::drop_postgres_schema(&database).await;
+    assert!(seen, "the crossing batches never deadlocked");
+}

@@ -13,7 +13,7 @@ use std::{
 };
 
 use core_server::storage::Database;
-use support::{core_server, serve};
+use support::{BatchProbe, core_server, serve};
 
 /// Items of the batch: the most one request may carry.
 const ITEMS: usize = 1000;
@@ -41,7 +41,7 @@ async fn keywords(url: &str) -> usize {
     count as usize
 }
 
-/// Sends a batch, stops the server with SIGTERM once part of it is stored, and checks the answer
+/// Sends a batch, stops the server with SIGTERM while it runs, and checks the answer
 /// and the files left behind; answers `false` when the batch completed before the signal.
 async fn terminate_during_batch(folder: &Path) -> bool {
     let _ = std::fs::remove_dir_all(folder);
@@ -67,14 +67,19 @@ async fn terminate_during_batch(folder: &Path) -> bool {
     )
     .expect("sends the batch");
     let deadline = Instant::now() + Duration::from_secs(60);
-    let stored = loop {
-        let count = keywords(&url).await;
-        if count >= ITEMS / 10 {
-            break count;
+    let mut probe = BatchProbe::open(&url).await;
+    let during = loop {
+        if probe.well_into_a_batch().await {
+            break true;
+        }
+        if keywords(&url).await == ITEMS {
+            break false;
         }
         assert!(Instant::now() < deadline, "the batch never started");
-        tokio::time::sleep(Duration::from_millis(2)).await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
     };
+    // Closed before the server stops, so that only the server's connections hold the log.
+    probe.close().await;
     let signalled = Command::new("sh")
         .arg("-c")
         .arg(format!("kill -TERM {}", server.0.id()))
@@ -106,7 +111,7 @@ async fn terminate_during_batch(folder: &Path) -> bool {
         );
     }
     assert_eq!(keywords(&url).await, ITEMS, "every item is in the file");
-    stored < ITEMS
+    during
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
-//! Batch operations (persist, perform): items in request order, each in its own transaction, one
-//! result record per item (D-14).
+//! Batch operations (persist, perform): items in request order, each in its own savepoint of one
+//! transaction per request, one result record per item (D-14).
 //!
 //! A batch operation is its rules plus one declaration: an [`Apply`] implementation saying how an
 //! item is echoed in its record and how it is applied, handed to [`answer`] with the request and
@@ -7,9 +7,12 @@
 //! holds at most `maxItems` items (the generated tables refuse anything else before the operation
 //! runs), and the operation metadata names the collection (`x-batch`). [`answer`] checks the
 //! envelope, refuses the request whole when items break the rules of their schema (one record
-//! each, D-34), then opens a transaction per item (`Database::write`), applies the item and
-//! commits a success or rolls back everything else ([`settle`]): an item is written entirely or not
-//! at all, and one failing item never undoes or blocks the others.
+//! each, D-34), then opens the request's transaction (`Database::write`) and, per item, a
+//! savepoint: it applies the item and keeps a success or undoes everything else ([`settle`]), so
+//! an item is written entirely or not at all, and one failing item never undoes or blocks the
+//! others. The commit at the end makes the batch's saved items durable and visible together: a
+//! crash before it stores nothing of the batch, and the client, which got no answer, sends it
+//! again.
 
 use std::future::Future;
 
@@ -33,7 +36,7 @@ use crate::{
     },
 };
 
-/// An item's transaction.
+/// The transaction an item is applied in (the request's, inside the item's savepoint).
 pub(crate) type Tx = Transaction<'static, Any>;
 
 /// What an item is applied with besides its transaction: who calls, and when.
@@ -68,7 +71,10 @@ pub(crate) trait Apply {
 }
 
 /// Answers a batch request: checks the envelope and the items, applies each item in its own
-/// transaction in request order, and gives the `pim` answer with one record per item.
+/// savepoint of the request's transaction, in request order, commits, and gives the `pim`
+/// answer with one record per item. When the commit fails, nothing of the batch is stored and
+/// the request fails whole: no record may claim an item was saved. A batch that deadlocks with
+/// a concurrent one (PostgreSQL) is rolled back whole and run again, alone ([`Run`]).
 pub(crate) async fn answer<K: Apply>(
     service: &Service,
     context: &Context,
@@ -78,23 +84,71 @@ pub(crate) async fn answer<K: Apply>(
     envelope::accept(request.meta())?;
     check_items::<K>(context, items)?;
     K::check(items)?;
-    let mut response = Vec::with_capacity(items.len());
-    for item in items {
-        let now = now_utc();
-        let scope = Scope {
-            caller: &context.caller,
-            now: &now,
+    for attempt in 1..=ATTEMPTS {
+        let run = Run {
+            alone: attempt > 1,
+            last: attempt == ATTEMPTS,
         };
-        let record = match service.database.write().await {
-            Ok(mut transaction) => {
-                let outcome = K::apply(&mut transaction, item, &scope).await;
-                settle(transaction, outcome, || K::echo(item)).await
-            }
-            Err(error) => failed(&error, K::echo(item)),
-        };
-        response.push(record);
+        if let Some(response) = run.items::<K>(service, context, items).await? {
+            return Ok(envelope::responses(service, response));
+        }
+        tracing::warn!(
+            attempt,
+            "a batch deadlocked with a concurrent one; it runs again"
+        );
     }
-    Ok(envelope::responses(service, response))
+    Err(ApiError::Internal(
+        "a batch was not run to its end".to_string(),
+    ))
+}
+
+/// How many times a batch runs when it deadlocks with concurrent ones: first beside them, then
+/// alone (after the batches running have ended); the last run answers an item that deadlocks
+/// (with a write outside batches) with an ERROR record instead.
+const ATTEMPTS: u32 = 3;
+
+/// How a batch runs.
+struct Run {
+    /// Alone: after a deadlock, it waits for the batches running and keeps others out.
+    alone: bool,
+    /// The last run: an item that deadlocks gets its ERROR record.
+    last: bool,
+}
+
+impl Run {
+    /// One run of a batch in one transaction: its records once committed, or `None` when an
+    /// item deadlocked and this is not the last run (everything is rolled back: the locks the
+    /// batch held are given up, so the concurrent batch goes on).
+    async fn items<K: Apply>(
+        &self,
+        service: &Service,
+        context: &Context,
+        items: &[K::Item],
+    ) -> Result<Option<Vec<ResponseType>>, ApiError> {
+        let mut transaction = service.database.write().await?;
+        service
+            .database
+            .lock_batches(&mut transaction, self.alone)
+            .await?;
+        sqlx::raw_sql(SAVEPOINT).execute(&mut *transaction).await?;
+        let mut response = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let now = now_utc();
+            let scope = Scope {
+                caller: &context.caller,
+                now: &now,
+            };
+            let outcome = K::apply(&mut transaction, item, &scope).await;
+            if !self.last && matches!(&outcome, Err(ItemError::Storage(error)) if deadlock(error)) {
+                // Dropping the transaction rolls it back.
+                return Ok(None);
+            }
+            let final_item = index + 1 == items.len();
+            response.push(settle(&mut transaction, outcome, final_item, || K::echo(item)).await?);
+        }
+        transaction.commit().await?;
+        Ok(Some(response))
+    }
 }
 
 /// The rules of the item schema (the document's), which refuse the request with one record per
@@ -142,23 +196,34 @@ impl From<sqlx::Error> for ItemError {
     }
 }
 
-/// Ends an item's transaction: commits it when the item succeeded, rolls it back otherwise, and
-/// gives the item's record. `echo` makes the record of the item (its identifying values), for
-/// when the database fails.
+/// Opens the first item's savepoint.
+const SAVEPOINT: &str = "SAVEPOINT item";
+
+/// Ends an item's savepoint and opens the next item's, in one exchange with the database: keeps
+/// what the item wrote when it succeeded, undoes it otherwise (the savepoint stays, empty, for
+/// the next item), and gives the item's record. `echo` makes the record of the item (its
+/// identifying values), for when the database fails on it. An error here is the transaction's:
+/// the request fails.
 async fn settle(
-    transaction: Tx,
+    transaction: &mut Tx,
     outcome: Result<ResponseType, ItemError>,
+    last: bool,
     echo: impl FnOnce() -> ResponseType,
-) -> ResponseType {
-    match outcome {
-        Ok(record) => match transaction.commit().await {
-            Ok(()) => record,
-            Err(error) => failed(&error, echo()),
-        },
-        // Dropping the transaction rolls it back.
+) -> Result<ResponseType, sqlx::Error> {
+    let end = match (&outcome, last) {
+        (Err(_), _) => Some("ROLLBACK TO SAVEPOINT item"),
+        (Ok(_), false) => Some("RELEASE SAVEPOINT item; SAVEPOINT item"),
+        // The commit keeps the last item.
+        (Ok(_), true) => None,
+    };
+    if let Some(end) = end {
+        sqlx::raw_sql(end).execute(&mut **transaction).await?;
+    }
+    Ok(match outcome {
+        Ok(record) => record,
         Err(ItemError::Refused(record)) => *record,
         Err(ItemError::Storage(error)) => failed(&error, echo()),
-    }
+    })
 }
 
 /// The record of an item the database failed on: status ERROR and a description with a support
@@ -166,13 +231,28 @@ async fn settle(
 fn failed(error: &sqlx::Error, echo: ResponseType) -> ResponseType {
     let support_id = uuid::Uuid::new_v4().to_string();
     tracing::error!(support_id, %error, "a batch item failed in the database");
+    let description = if deadlock(error) {
+        format!(
+            "This item conflicts with a concurrent request; nothing of this item was saved, send it again (supportId {support_id})"
+        )
+    } else {
+        format!(
+            "An unknown internal error occurred; nothing of this item was saved (supportId {support_id})"
+        )
+    };
     ResponseType {
         status: ResponseTypeStatus::Error,
-        description: Some(format!(
-            "An unknown internal error occurred; nothing of this item was saved (supportId {support_id})"
-        )),
+        description: Some(description),
         ..echo
     }
+}
+
+/// Whether PostgreSQL broke a deadlock between concurrent batches by failing this statement.
+fn deadlock(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .and_then(|error| error.code())
+        .is_some_and(|code| code == "40P01")
 }
 
 /// A record with its status and description; the other fields are set by the caller.

@@ -58,6 +58,12 @@ pub enum StorageError {
 /// How much of an SQLite file each connection maps into memory (256 MiB).
 const SQLITE_MMAP: &str = "PRAGMA mmap_size = 268435456";
 
+/// The key of PostgreSQL's advisory lock between batches ("corebtch" in ASCII).
+const BATCH_LOCK: i64 = 0x636f_7265_6274_6368;
+
+/// How long a writer waits for SQLite's one write lock, which a batch holds while it runs (D-14).
+const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 30000";
+
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -94,7 +100,8 @@ impl Database {
             // classification is read about 40% faster (`cargo bench --bench classes`).
             options = options.after_connect(|connection, _| {
                 Box::pin(async move {
-                    sqlx::query(SQLITE_MMAP).execute(connection).await?;
+                    sqlx::query(SQLITE_MMAP).execute(&mut *connection).await?;
+                    sqlx::query(SQLITE_BUSY_TIMEOUT).execute(connection).await?;
                     Ok(())
                 })
             });
@@ -126,6 +133,30 @@ impl Database {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
             Backend::Postgres => self.pool.begin().await,
         }
+    }
+
+    /// Takes the batch lock in a batch's transaction (D-14). SQLite lets one writer in at a
+    /// time already; on PostgreSQL batches run together under a shared advisory lock, and a
+    /// batch run again after a deadlock takes it exclusively, so that it waits for the batches
+    /// running and runs alone, where it cannot deadlock again.
+    pub async fn lock_batches(
+        &self,
+        transaction: &mut Transaction<'static, Any>,
+        alone: bool,
+    ) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Sqlite {
+            return Ok(());
+        }
+        let statement = if alone {
+            "SELECT pg_advisory_xact_lock($1)::text"
+        } else {
+            "SELECT pg_advisory_xact_lock_shared($1)::text"
+        };
+        sqlx::query(statement)
+            .bind(BATCH_LOCK)
+            .execute(&mut **transaction)
+            .await?;
+        Ok(())
     }
 
     /// Which database this is.

@@ -1,5 +1,5 @@
 //! What the tests of the binary share: starting `core-server serve`, a minimal HTTP exchange,
-//! running a subcommand.
+//! running a subcommand, watching for a batch's open transaction.
 
 #![allow(dead_code)]
 
@@ -79,4 +79,80 @@ pub fn core_server(args: &[&str], database_url: &str) -> std::process::Output {
         .args(["--database-url", database_url])
         .output()
         .expect("the binary runs")
+}
+
+/// Watches a database for a batch's open transaction, from a connection of its own: a batch is
+/// one transaction (D-14), so what it stores is invisible until it ends.
+pub struct BatchProbe {
+    database: core_server::storage::Database,
+    connection: sqlx::pool::PoolConnection<sqlx::Any>,
+    sqlite: bool,
+}
+
+impl BatchProbe {
+    /// Connects to the database at `url`.
+    pub async fn open(url: &str) -> BatchProbe {
+        let database = core_server::storage::Database::connect(url)
+            .await
+            .expect("opens");
+        let mut connection = database.pool().acquire().await.expect("a connection");
+        let sqlite = url.starts_with("sqlite");
+        if sqlite {
+            sqlx::query("PRAGMA busy_timeout = 0")
+                .execute(&mut *connection)
+                .await
+                .expect("the probe does not wait");
+        }
+        BatchProbe {
+            database,
+            connection,
+            sqlite,
+        }
+    }
+
+    /// Whether another connection holds written, uncommitted work. On SQLite the write lock is
+    /// taken (`BEGIN IMMEDIATE` without waiting fails); on PostgreSQL another backend of the
+    /// database has a transaction id.
+    pub async fn running(&mut self) -> bool {
+        if self.sqlite {
+            match sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut *self.connection)
+                .await
+            {
+                Ok(_) => {
+                    sqlx::query("ROLLBACK")
+                        .execute(&mut *self.connection)
+                        .await
+                        .expect("rolls back the probe");
+                    false
+                }
+                Err(_) => true,
+            }
+        } else {
+            let writing: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL",
+            )
+            .fetch_one(&mut *self.connection)
+            .await
+            .expect("the activity");
+            writing > 0
+        }
+    }
+
+    /// Running, and still running a moment later: well into a batch, when a design that
+    /// committed item by item would have stored some of it.
+    pub async fn well_into_a_batch(&mut self) -> bool {
+        if !self.running().await {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        self.running().await
+    }
+
+    /// Closes the probe's connections (an open SQLite connection keeps the write-ahead log).
+    pub async fn close(self) {
+        drop(self.connection);
+        self.database.close().await;
+    }
 }

@@ -1995,7 +1995,10 @@ description of the item it concerns and listed, one line each, in `openapi/DECIS
    request representation and the `Accept` header selects the response representation.
 5. Resources are addressed by a numeric `id` (integer) and/or a textual identifier `tid` (string).
 6. Batch operations (persist, perform) return one result record per processed item inside a 200
-   response; success or failure of each item is carried in the record's status.
+   response; success or failure of each item is carried in the record's status. Items are
+   applied in request order, each whole or not at all, in one transaction per request that is
+   committed before the answer: what the records report saved is stored, and a request that
+   got no answer (the server stopped in between) stored nothing and may be sent again (D-14).
 
 ## The three representations (how to read the schemas)
 The schemas describe the tree in its **default JSON** form. The other two forms are derived from
