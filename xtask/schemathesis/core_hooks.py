@@ -164,16 +164,19 @@ def _write(document, out, tag, value, schema, namespace=None):
 
 @schemathesis.serializer(XML)
 def serialize_xml(ctx, value):
-    case = ctx.case
-    document = case.operation.schema.raw_schema
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
-    body = _resolve(document, case.operation.definition.raw.get("requestBody", {}))
-    schema = _resolve(document, _media_schema(document, body.get("content"), case.media_type))
+    document, schema = _body_schema(ctx.case)
+    return _xml_document(document, value, schema).encode("utf-8")
+
+
+def _xml_document(document, value, schema):
+    """A request body as an XML document: the root named and namespaced by its schema."""
+    schema = _resolve(document, schema) or {}
     options = _xml_of(schema)
     out = ['<?xml version="1.0" encoding="UTF-8"?>']
     _write(document, out, options.get("name", "pim"), value, schema, options.get("namespace"))
-    return "".join(out).encode("utf-8")
+    return "".join(out)
 
 
 # ------------------------------------------------------------------------------------- XML in
@@ -290,12 +293,8 @@ def filter_case(context, case):
         return component.mode.is_negative or _keys_fit(document, case.body, schema)
     if not component.mode.is_negative:
         return True
-    schema = _resolve(document, schema)
-    options = _xml_of(schema)
-    out = []
-    _write(document, out, options.get("name", "pim"), case.body, schema, options.get("namespace"))
     try:
-        tree = _read(document, ElementTree.fromstring("".join(out)), schema)
+        root = ElementTree.fromstring(_xml_document(document, case.body, schema).encode("utf-8"))
     except ElementTree.ParseError:
         return True
-    return not _validator(document, _body_schema(case)[1]).is_valid(tree)
+    return not _validator(document, schema).is_valid(_read(document, root, schema))

@@ -202,10 +202,7 @@ fn apply_form(
             {
                 derived.push((entry_name.clone(), entry));
             }
-            let one = json!({"oneOf": [
-                value_schema,
-                {"$ref": format!("#/components/schemas/{entry_name}")},
-            ]});
+            let entry_ref = json!({"$ref": format!("#/components/schemas/{entry_name}")});
             let key_schema = item
                 .pointer(&format!("/properties/{key}"))
                 .cloned()
@@ -217,9 +214,9 @@ fn apply_form(
             object.insert(
                 "additionalProperties".into(),
                 json!({"oneOf": [
-                    value_schema_of(&one, 0),
-                    value_schema_of(&one, 1),
-                    {"type": "array", "items": one},
+                    value_schema,
+                    entry_ref,
+                    {"type": "array", "items": {"oneOf": [value_schema, entry_ref]}},
                 ]}),
             );
             Ok(format!(
@@ -264,13 +261,6 @@ fn apply_form(
         }
         other => bail!("{name}: unknown x-compact form {other}"),
     }
-}
-
-/// One alternative of a `oneOf` built above.
-fn value_schema_of(one: &Value, index: usize) -> Value {
-    one.pointer(&format!("/oneOf/{index}"))
-        .cloned()
-        .unwrap_or(Value::Null)
 }
 
 /// The item schema of an array property that refers to a component schema.
