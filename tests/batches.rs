@@ -1,7 +1,7 @@
-//! Batches survive a killed server: a batch is one transaction, each item in a savepoint of it,
-//! so after a `SIGKILL` in the middle of a large batch nothing of it is stored (the client got no
-//! answer), the restarted server serves exactly that, and the batch sent again is stored whole,
-//! every item with all its names (D-14). On SQLite always, on PostgreSQL too when
+//! Batches survive a killed server: a batch is one transaction, each item in it stored whole or
+//! not at all, so after a `SIGKILL` in the middle of a large batch nothing of it is stored (the
+//! client got no answer), the restarted server serves exactly that, and the batch sent again is
+//! stored whole, every item with all its names (D-14). On SQLite always, on PostgreSQL too when
 //! `CORE_TEST_POSTGRES_URL` is set.
 
 mod support;

@@ -1,5 +1,5 @@
-//! Batch operations (persist, perform): items in request order, each in its own savepoint of one
-//! transaction per request, one result record per item (D-14).
+//! Batch operations (persist, perform): items in request order, each stored whole or not at all
+//! in one transaction per request, one result record per item (D-14).
 //!
 //! A batch operation is its rules plus one declaration: an [`Apply`] implementation saying how an
 //! item is echoed in its record and how it is applied, handed to [`answer`] with the request and
@@ -7,10 +7,10 @@
 //! holds at most `maxItems` items (the generated tables refuse anything else before the operation
 //! runs), and the operation metadata names the collection (`x-batch`). [`answer`] checks the
 //! envelope, refuses the request whole when items break the rules of their schema (one record
-//! each, D-34), then opens the request's transaction (`Database::write`) and, per item, a
-//! savepoint: it applies the item and keeps a success or undoes everything else ([`settle`]), so
-//! an item is written entirely or not at all, and one failing item never undoes or blocks the
-//! others. The commit at the end makes the batch's saved items durable and visible together: a
+//! each, D-34), then opens the request's transaction (`Database::write`) and a savepoint: it
+//! applies the items, keeps successes and undoes everything else ([`Run::items`]: successful
+//! items share a savepoint, a failing one is undone alone), so an item is written entirely or not
+//! at all, and one failing item never undoes or blocks the others. The commit at the end makes the batch's saved items durable and visible together: a
 //! crash before it stores nothing of the batch, and the client, which got no answer, sends it
 //! again.
 
@@ -31,7 +31,7 @@ use crate::{
     repr::{path::Path, text::printable, tree},
     service::Service,
     storage::{
-        now_utc,
+        Backend, now_utc,
         records::{self, Identity, Resource},
     },
 };
@@ -45,6 +45,8 @@ pub(crate) struct Scope<'a> {
     pub(crate) caller: &'a Caller,
     /// The time of the item's transaction, as the service stores timestamps.
     pub(crate) now: &'a str,
+    /// The database's kind, for writes whose SQL differs between the two.
+    pub(crate) backend: Backend,
 }
 
 /// One kind of batch item: the declaration a batch operation makes.
@@ -119,6 +121,12 @@ impl Run {
     /// One run of a batch in one transaction: its records once committed, or `None` when an
     /// item deadlocked and this is not the last run (everything is rolled back: the locks the
     /// batch held are given up, so the concurrent batch goes on).
+    ///
+    /// Successful items share a savepoint, up to [`GROUP`] of them: opening one costs an
+    /// exchange with the database, on PostgreSQL as much as the item's own statement. When an
+    /// item fails, the savepoint undoes it and the group before it; those items are applied
+    /// again, each in its own savepoint, and then the failed one, so that only what fails is
+    /// left out, as if every item had had its own savepoint from the start.
     async fn items<K: Apply>(
         &self,
         service: &Service,
@@ -131,25 +139,77 @@ impl Run {
             .lock_batches(&mut transaction, self.alone)
             .await?;
         sqlx::raw_sql(SAVEPOINT).execute(&mut *transaction).await?;
+        let backend = service.database.backend();
         let mut response = Vec::with_capacity(items.len());
+        // The items since the savepoint was opened (`group..index`) all succeeded.
+        let mut group = 0;
         for (index, item) in items.iter().enumerate() {
-            let now = now_utc();
-            let scope = Scope {
-                caller: &context.caller,
-                now: &now,
-            };
-            let outcome = K::apply(&mut transaction, item, &scope).await;
-            if !self.last && matches!(&outcome, Err(ItemError::Storage(error)) if deadlock(error)) {
-                // Dropping the transaction rolls it back.
+            let Some(outcome) = self
+                .apply::<K>(&mut transaction, item, &context.caller, backend)
+                .await
+            else {
                 return Ok(None);
+            };
+            match outcome {
+                Ok(record) => {
+                    response.push(record);
+                    if response.len() - group == GROUP {
+                        sqlx::raw_sql(KEEP).execute(&mut *transaction).await?;
+                        group = response.len();
+                    }
+                }
+                // Alone in its savepoint: undoing it undoes nothing else, its outcome stands.
+                Err(error) if group == index => {
+                    response.push(settle(&mut transaction, Err(error), || K::echo(item)).await?);
+                    group = response.len();
+                }
+                Err(_) => {
+                    sqlx::raw_sql(UNDO).execute(&mut *transaction).await?;
+                    response.truncate(group);
+                    for item in &items[group..=index] {
+                        let Some(outcome) = self
+                            .apply::<K>(&mut transaction, item, &context.caller, backend)
+                            .await
+                        else {
+                            return Ok(None);
+                        };
+                        response.push(settle(&mut transaction, outcome, || K::echo(item)).await?);
+                    }
+                    group = response.len();
+                }
             }
-            let final_item = index + 1 == items.len();
-            response.push(settle(&mut transaction, outcome, final_item, || K::echo(item)).await?);
         }
         transaction.commit().await?;
         Ok(Some(response))
     }
+
+    /// Applies one item at the current time: its outcome, or `None` when it deadlocked and this
+    /// is not the last run.
+    async fn apply<K: Apply>(
+        &self,
+        transaction: &mut Tx,
+        item: &K::Item,
+        caller: &Caller,
+        backend: Backend,
+    ) -> Option<Result<ResponseType, ItemError>> {
+        let now = now_utc();
+        let scope = Scope {
+            caller,
+            now: &now,
+            backend,
+        };
+        let outcome = K::apply(transaction, item, &scope).await;
+        if !self.last && matches!(&outcome, Err(ItemError::Storage(error)) if deadlock(error)) {
+            None
+        } else {
+            Some(outcome)
+        }
+    }
 }
+
+/// How many successful items share a savepoint at most: a failing item makes the items of its
+/// group run again, so the bound keeps that short, while a savepoint per 32 items costs little.
+const GROUP: usize = 32;
 
 /// The rules of the item schema (the document's), which refuse the request with one record per
 /// item breaking them (D-34). How many items a request holds, the tables have counted.
@@ -199,26 +259,24 @@ impl From<sqlx::Error> for ItemError {
 /// Opens the first item's savepoint.
 const SAVEPOINT: &str = "SAVEPOINT item";
 
-/// Ends an item's savepoint and opens the next item's, in one exchange with the database: keeps
-/// what the item wrote when it succeeded, undoes it otherwise (the savepoint stays, empty, for
-/// the next item), and gives the item's record. `echo` makes the record of the item (its
-/// identifying values), for when the database fails on it. An error here is the transaction's:
-/// the request fails.
+/// Keeps what the items since the savepoint wrote and opens the next savepoint, in one exchange
+/// with the database.
+const KEEP: &str = "RELEASE SAVEPOINT item; SAVEPOINT item";
+
+/// Undoes what was written since the savepoint; the savepoint stays, empty, for the next item.
+const UNDO: &str = "ROLLBACK TO SAVEPOINT item";
+
+/// Ends the savepoint of an item applied alone in it: keeps what the item wrote when it
+/// succeeded, undoes it otherwise, and gives the item's record. `echo` makes the record of the
+/// item (its identifying values), for when the database fails on it. An error here is the
+/// transaction's: the request fails.
 async fn settle(
     transaction: &mut Tx,
     outcome: Result<ResponseType, ItemError>,
-    final_item: bool,
     echo: impl FnOnce() -> ResponseType,
 ) -> Result<ResponseType, sqlx::Error> {
-    let end = match (&outcome, final_item) {
-        (Err(_), _) => Some("ROLLBACK TO SAVEPOINT item"),
-        (Ok(_), false) => Some("RELEASE SAVEPOINT item; SAVEPOINT item"),
-        // The commit keeps the last item.
-        (Ok(_), true) => None,
-    };
-    if let Some(end) = end {
-        sqlx::raw_sql(end).execute(&mut **transaction).await?;
-    }
+    let end = if outcome.is_ok() { KEEP } else { UNDO };
+    sqlx::raw_sql(end).execute(&mut **transaction).await?;
     Ok(match outcome {
         Ok(record) => record,
         Err(ItemError::Refused(record)) => *record,

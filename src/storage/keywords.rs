@@ -110,36 +110,130 @@ pub(crate) async fn asset_links_below(
     .await
 }
 
-/// Stores a new keyword after its last sibling; its id. A path taken already is a uniqueness
-/// violation.
-pub(crate) async fn insert(
-    connection: &mut AnyConnection,
-    parent_id: Option<i64>,
-    name: &str,
-    path: &str,
-    now: &str,
-) -> Result<i64, sqlx::Error> {
-    // Two statements, so that each reads the last sibling from the (parent_id, order_number)
-    // index: PostgreSQL uses no index for `IS NOT DISTINCT FROM`.
-    let statement = match parent_id {
-        Some(_) => {
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-             SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
-             WHERE parent_id = $1 RETURNING id"
-        }
-        None => {
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-             SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
-             WHERE parent_id IS NULL RETURNING id"
+/// The parent a new keyword is stored under, as the request names it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Parent<'a> {
+    /// None: a root keyword.
+    Root,
+    /// The keyword with this id.
+    Id(i64),
+    /// The keyword at this path.
+    Path(&'a str),
+}
+
+/// The inserts of a new keyword after its parent's last sibling, per way of naming the parent.
+/// With a parent: `$1` the parent (id or path), `$2` the name, `$3` the path, `$4` when; at the
+/// root `$1` the name, `$2` the path, `$3` when. Each answers the new id, or no row when the
+/// parent is not stored. The last sibling is read from the (parent_id, order_number) index.
+struct Inserts {
+    by_id: &'static str,
+    by_path: &'static str,
+    root: &'static str,
+}
+
+/// Writes the insert of a new keyword: under the parent that `$where` finds as `p`, or at the
+/// root; `$with_names` wraps it so that one statement also stores the names (PostgreSQL).
+macro_rules! inserts {
+    ($with_names:ident) => {
+        Inserts {
+            by_id: $with_names!(
+                5,
+                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+                 SELECT p.id, $2, $3, COALESCE((SELECT MAX(order_number) FROM keywords \
+                 WHERE parent_id = p.id), 0) + 1, $4 FROM keywords p WHERE p.id = $1 RETURNING id"
+            ),
+            by_path: $with_names!(
+                5,
+                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+                 SELECT p.id, $2, $3, COALESCE((SELECT MAX(order_number) FROM keywords \
+                 WHERE parent_id = p.id), 0) + 1, $4 FROM keywords p WHERE p.path = $1 \
+                 RETURNING id"
+            ),
+            root: $with_names!(
+                4,
+                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+                 SELECT NULL, $1, $2, COALESCE(MAX(order_number), 0) + 1, $3 FROM keywords \
+                 WHERE parent_id IS NULL RETURNING id"
+            ),
         }
     };
-    sqlx::query_scalar(statement)
-        .bind(parent_id)
-        .bind(name)
-        .bind(path)
-        .bind(now)
-        .fetch_one(connection)
-        .await
+}
+
+/// SQLite: the insert alone; the names follow in a second statement ([`SQLITE_NAMES`]), since
+/// SQLite has no writes inside `WITH`.
+macro_rules! alone {
+    ($names:literal, $insert:literal) => {
+        $insert
+    };
+}
+
+/// PostgreSQL: the insert and the names (`$N`, a JSON object from locale to name) in one
+/// statement, one round trip to the server instead of two.
+macro_rules! with_names {
+    ($names:literal, $insert:literal) => {
+        concat!(
+            "WITH k AS (",
+            $insert,
+            "), n AS (INSERT INTO keyword_names (keyword_id, loc, name) \
+             SELECT k.id, e.key, e.value FROM k, json_each_text(CAST($",
+            $names,
+            " AS JSON)) e) SELECT id FROM k"
+        )
+    };
+}
+
+const SQLITE_INSERTS: Inserts = inserts!(alone);
+const POSTGRES_INSERTS: Inserts = inserts!(with_names);
+
+/// SQLite: the names of a new keyword (`$2`, a JSON object from locale to name).
+const SQLITE_NAMES: &str =
+    "INSERT INTO keyword_names (keyword_id, loc, name) SELECT $1, key, value FROM json_each($2)";
+
+/// Stores a new keyword at `path`, named `name`, after the last child of `parent`, with its
+/// localized `names`: its id, or none when the parent is not stored. A path taken already is a
+/// uniqueness violation.
+pub(crate) async fn create(
+    connection: &mut AnyConnection,
+    backend: Backend,
+    parent: Parent<'_>,
+    (name, path): (&str, &str),
+    names: &[(&str, &str)],
+    now: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    let inserts = match backend {
+        Backend::Sqlite => &SQLITE_INSERTS,
+        Backend::Postgres => &POSTGRES_INSERTS,
+    };
+    let names_json = serde_json::Value::Object(
+        names
+            .iter()
+            .map(|(loc, name)| (loc.to_string(), serde_json::Value::from(*name)))
+            .collect(),
+    )
+    .to_string();
+    let query = match parent {
+        Parent::Root => sqlx::query_scalar(inserts.root),
+        Parent::Id(id) => sqlx::query_scalar(inserts.by_id).bind(id),
+        Parent::Path(parent) => sqlx::query_scalar(inserts.by_path).bind(parent),
+    }
+    .bind(name)
+    .bind(path)
+    .bind(now);
+    let query = match backend {
+        Backend::Postgres => query.bind(names_json.as_str()),
+        Backend::Sqlite => query,
+    };
+    let Some(id) = query.fetch_optional(&mut *connection).await? else {
+        return Ok(None);
+    };
+    if backend == Backend::Sqlite && !names.is_empty() {
+        sqlx::query(SQLITE_NAMES)
+            .bind(id)
+            .bind(names_json.as_str())
+            .execute(connection)
+            .await?;
+    }
+    Ok(Some(id))
 }
 
 /// The parent of a stored keyword.

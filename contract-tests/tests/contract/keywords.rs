@@ -574,9 +574,69 @@ async fn paths_longer_than_the_document_allows_are_refused() {
             .map(|path| path.to_string())
             .collect::<Vec<_>>();
         assert!(paths.contains(&full), "{paths:?}");
+        // The refused keywords were not stored, nor were their descendants' paths lengthened.
+        assert!(
+            paths.iter().all(|path| path.chars().count() <= 1024),
+            "{paths:?}"
+        );
         // Renaming to a name of the same length is fine.
         let records = persist(&server, json!([{"path": "/r", "name": name("s")}])).await;
         assert_eq!(records[0]["status"], "SUCCESS");
+        server.stop().await;
+    }
+}
+
+/// Successful items share a savepoint (D-14); an item failing among them, before or after its
+/// writes, leaves out only itself: the others are stored whole, with the ids their records give,
+/// whether it comes first, inside a group, at its end, after another failure, or last.
+async fn failing_items_inside_groups_leave_out_only_themselves() {
+    for url in backends("keyword batch groups").await {
+        let server = server(&url).await;
+        // Already exists (a unique path, after the write), a `/` in the name (before any
+        // write), an unknown parent (the insert finds none).
+        let failing = |index: usize| match index % 3 {
+            0 => json!({"parentPath": "/G", "name": name("n3")}),
+            1 => json!({"parentPath": "/G", "name": name("a/b")}),
+            _ => json!({"parentPath": "/Nope", "name": name("x")}),
+        };
+        let fails = [1, 2, 31, 32, 33, 40, 64, 65, 66, 67, 100, 149];
+        let kwd: Vec<Value> = (0..150)
+            .map(|index| match index {
+                0 => json!({"name": name("G")}),
+                _ if fails.contains(&index) => failing(index),
+                _ => json!({"parentPath": "/G", "name": {"itm": [
+                    {"value": format!("n{index}")},
+                    {"value": format!("n{index} de"), "loc": "de_DE"}
+                ]}}),
+            })
+            .collect();
+        let records = persist(&server, Value::Array(kwd)).await;
+        assert_eq!(records.len(), 150);
+        let mut created = Vec::new();
+        for (index, record) in records.iter().enumerate() {
+            if fails.contains(&index) {
+                assert_eq!(record["status"], "ERROR", "{index}: {record}");
+            } else {
+                assert_eq!(record["status"], "SUCCESS", "{index}: {record}");
+                created.push((record["id"].clone(), record["path"].clone()));
+            }
+        }
+        let stored = retrieve(&server, json!({"path": "/G", "level": -1})).await;
+        let mut found: Vec<(Value, Value)> = vec![(records[0]["id"].clone(), json!("/G"))];
+        found.extend(
+            stored
+                .iter()
+                .map(|kwd| (kwd["id"].clone(), kwd["path"].clone())),
+        );
+        assert_eq!(found, created);
+        for kwd in &stored {
+            let path = kwd["path"].as_str().unwrap_or_default();
+            let own = path.rsplit('/').next().unwrap_or_default();
+            assert_eq!(
+                kwd["name"]["itm"],
+                json!([{"value": own}, {"value": format!("{own} de"), "loc": "de_DE"}])
+            );
+        }
         server.stop().await;
     }
 }
@@ -589,4 +649,5 @@ contract_tests::trials!(
     persist_answers_alike_in_every_representation,
     sixteen_clients_persist_at_once_without_sharing_an_id,
     paths_longer_than_the_document_allows_are_refused,
+    failing_items_inside_groups_leave_out_only_themselves,
 );

@@ -20,7 +20,7 @@ use crate::{
     error::ApiError,
     storage::{
         Database,
-        keywords::{self as stored, Keyword},
+        keywords::{self as stored, Keyword, Parent},
         records::{self, Identity, KEYWORDS},
     },
 };
@@ -197,7 +197,7 @@ impl Apply for Persist {
         };
         match key {
             Some(key) => update(transaction, kwd, key, names, echo).await,
-            None => create(transaction, kwd, names, echo, scope.now).await,
+            None => create(transaction, kwd, names, echo, scope).await,
         }
     }
 }
@@ -269,36 +269,46 @@ async fn create(
     kwd: &Kwd,
     names: Names<'_>,
     echo: ResponseType,
-    now: &str,
+    scope: &Scope<'_>,
 ) -> Result<ResponseType, ItemError> {
     let Some(name) = names.default else {
         return Err(batch::refuse(&echo, "Missing required value 'name'"));
     };
-    let parent = match (kwd.parent_id, kwd.parent_path.as_deref()) {
-        (Some(id), _) => Some(find(transaction, Identity::Id(id)).await?.ok_or_else(|| {
-            batch::refuse(
-                &echo,
-                format!("Parent keyword with identity '{id}' not found"),
-            )
-        })?),
-        (None, None | Some("/")) => None,
-        (None, Some(path)) => Some(find(transaction, Identity::Key(path)).await?.ok_or_else(
-            || {
+    // A parent named by its id is looked up for its path; one named by its path is found by the
+    // insert itself.
+    let (parent, parent_path) = match (kwd.parent_id, kwd.parent_path.as_deref()) {
+        (Some(id), _) => {
+            let (_, path) = find(transaction, Identity::Id(id)).await?.ok_or_else(|| {
                 batch::refuse(
                     &echo,
-                    format!("Parent keyword with path '{path}' not found"),
+                    format!("Parent keyword with identity '{id}' not found"),
                 )
-            },
-        )?),
+            })?;
+            (Parent::Id(id), path)
+        }
+        (None, None | Some("/")) => (Parent::Root, "/".to_string()),
+        (None, Some(path)) => (Parent::Path(path), path.to_string()),
     };
-    let path = child_path(parent.as_ref().map_or("/", |(_, path)| path.as_str()), name);
-    check_length(path.chars().count(), &echo)?;
+    let path = child_path(&parent_path, name);
     // The unique path decides, also between racing requests.
     let exists = || batch::refuse(&echo, format!("Keyword '{path}' already exists"));
-    let parent_id = parent.as_ref().map(|(id, _)| *id);
-    let inserted = stored::insert(transaction, parent_id, name, &path, now).await;
-    let id = batch::unless_taken(inserted, exists)?;
-    stored::add_names(transaction, id, &names.localized).await?;
+    let created = stored::create(
+        transaction,
+        scope.backend,
+        parent,
+        (name, &path),
+        &names.localized,
+        scope.now,
+    )
+    .await;
+    let Some(id) = batch::unless_taken(created, exists)? else {
+        return Err(batch::refuse(
+            &echo,
+            format!("Parent keyword with path '{parent_path}' not found"),
+        ));
+    };
+    // After the parent is known to exist; refusing undoes the insert (the item's savepoint).
+    check_length(path.chars().count(), &echo)?;
     let mut record = batch::record(
         DATA_TYPE,
         "create",
