@@ -11,6 +11,7 @@ pub mod bootstrap;
 pub mod error;
 pub mod http;
 pub mod local_time;
+pub mod metrics;
 pub mod modules;
 pub mod repr;
 pub mod server;

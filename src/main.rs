@@ -25,6 +25,19 @@ static ALLOCATOR: core_server::Allocator = core_server::Allocator;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How log lines are written on standard error: `text` for people, `json` (one object per
+    /// line, with the request's id) for log collectors.
+    #[arg(long, global = true, env = "CORE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -100,6 +113,10 @@ enum Command {
         /// `Retry-After`.
         #[arg(long, env = "CORE_MAX_IN_FLIGHT", default_value_t = DEFAULT_MAX_IN_FLIGHT, value_parser = clap::value_parser!(u32).range(1..))]
         max_in_flight: u32,
+        /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
+        /// `token` (any valid bearer token) or `open`.
+        #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
+        metrics_access: core_server::settings::MetricsAccess,
     },
 }
 
@@ -163,16 +180,26 @@ enum RoleCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("CORE_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         // A closed stderr must not stop the server: its default report of a failed write panics.
-        .log_internal_errors(false)
-        .init();
+        .log_internal_errors(false);
+    match cli.log_format {
+        LogFormat::Text => logs
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        // The event's fields at the top level, the request's span (its id) under `span`.
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -201,6 +228,7 @@ fn main() -> ExitCode {
                 header_timeout,
                 body_timeout,
                 max_in_flight,
+                metrics_access,
             } => {
                 let settings = Settings {
                     bind,
@@ -216,6 +244,7 @@ fn main() -> ExitCode {
                     header_timeout: Duration::from_secs(header_timeout),
                     body_timeout: Duration::from_secs(body_timeout),
                     max_in_flight: max_in_flight as usize,
+                    metrics_access,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

@@ -1,7 +1,7 @@
 //! The service: the state every operation works with. The operations themselves live in
 //! `modules/`, one file per specification module, each implementing its generated trait.
 
-use crate::{auth::Callers, repr::Codec, settings::Settings, storage::Database};
+use crate::{auth::Callers, metrics::Metrics, repr::Codec, settings::Settings, storage::Database};
 
 /// The state shared by all requests.
 #[derive(Debug)]
@@ -16,6 +16,8 @@ pub struct Service {
     pub callers: Callers,
     /// The requests this server takes at once (`max_in_flight`, D-37): beyond them, 503.
     pub in_flight: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The counters `GET /metrics` serves.
+    pub metrics: Metrics,
 }
 
 impl Service {
@@ -29,6 +31,7 @@ impl Service {
             database,
             callers: Callers::default(),
             in_flight,
+            metrics: Metrics::default(),
         }
     }
 }

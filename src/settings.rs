@@ -34,6 +34,36 @@ pub struct Settings {
     pub body_timeout: Duration,
     /// How many requests the server takes at once; beyond them it answers 503 (D-37).
     pub max_in_flight: usize,
+    /// Who may read `GET /metrics`.
+    pub metrics_access: MetricsAccess,
+}
+
+/// Who may read `GET /metrics` (`--metrics-access`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MetricsAccess {
+    /// Clients on the same machine only (the default): a scraper beside the server, or a
+    /// reverse proxy that keeps `/metrics` to itself. Others get 404.
+    #[default]
+    Loopback,
+    /// Callers with a valid bearer token, whatever their roles; others get 401.
+    Token,
+    /// Everybody.
+    Open,
+}
+
+impl std::str::FromStr for MetricsAccess {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<MetricsAccess, String> {
+        match text {
+            "loopback" => Ok(MetricsAccess::Loopback),
+            "token" => Ok(MetricsAccess::Token),
+            "open" => Ok(MetricsAccess::Open),
+            other => Err(format!(
+                "'{other}' is not a metrics access: use loopback, token or open"
+            )),
+        }
+    }
 }
 
 /// The default address.
@@ -71,6 +101,7 @@ impl Settings {
             header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECONDS),
             body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECONDS),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT as usize,
+            metrics_access: MetricsAccess::default(),
         }
     }
 }

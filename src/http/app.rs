@@ -1,8 +1,9 @@
 //! The application: the generated router of every operation, the service's own endpoints
-//! (`/openapi.yaml`, `/openapi.json`, `/healthz`), and error bodies for requests no operation
-//! takes (unknown path: 404; known path, other method: 405 with `Allow`).
+//! (`/openapi.yaml`, `/openapi.json`, `/healthz`, `/metrics`), error bodies for requests no
+//! operation takes (unknown path: 404; known path, other method: 405 with `Allow`), and around
+//! every request its id, access log line and metrics (`observe`).
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Instant};
 
 use core_api::{document, operations};
 use core_api_support::Method;
@@ -11,7 +12,10 @@ use poem::{
     http::StatusCode,
 };
 
-use crate::{error::ApiError, service::Service};
+use tracing::Instrument;
+
+use super::observe;
+use crate::{error::ApiError, metrics, service::Service, settings::MetricsAccess};
 
 /// The path of the YAML document.
 pub const OPENAPI_YAML_PATH: &str = "/openapi.yaml";
@@ -19,11 +23,14 @@ pub const OPENAPI_YAML_PATH: &str = "/openapi.yaml";
 pub const OPENAPI_JSON_PATH: &str = "/openapi.json";
 /// The path of the health check.
 pub const HEALTH_PATH: &str = "/healthz";
+/// The path of the metrics (`metrics.rs`).
+pub const METRICS_PATH: &str = "/metrics";
 
 /// Builds the application endpoint.
 pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
     let namespace = service.settings.xml_namespace.clone();
     let health = Arc::clone(&service);
+    let metrics = Arc::clone(&service);
     let fallback = Arc::clone(&service);
     core_api::router(service)
         .at(
@@ -41,34 +48,103 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 async move { healthz(&service).await }
             })),
         )
+        .at(
+            METRICS_PATH,
+            get(poem::endpoint::make(move |request| {
+                let service = Arc::clone(&metrics);
+                async move { scrape(&service, &request).await }
+            })),
+        )
         .around(move |endpoint, request: Request| {
             let service = Arc::clone(&fallback);
+            let started = Instant::now();
+            let request_id = observe::request_id(request.headers());
+            let span = tracing::info_span!("request", request_id = %request_id);
             async move {
-                // A request beyond the bound is refused at once (the health check is always
-                // answered); the permit is held until the answer is ready.
-                let _permit = if request.uri().path() == HEALTH_PATH {
-                    None
-                } else {
-                    match Arc::clone(&service.in_flight).try_acquire_owned() {
-                        Ok(permit) => Some(permit),
-                        Err(_) => {
-                            let busy = ApiError::Busy(service.settings.max_in_flight);
-                            return Ok(service.error_response(None, request.headers(), &busy));
-                        }
-                    }
-                };
-                let headers = request.headers().clone();
-                let method = request.method().to_string();
+                let method = request.method().clone();
                 let path = request.uri().path().to_string();
-                match endpoint.call(request).await {
-                    Ok(response) => Ok(response.into_response()),
-                    Err(error) => {
-                        let error = routing_error(error.status(), method, &path, error.to_string());
-                        Ok(service.error_response(None, &headers, &error))
-                    }
-                }
+                let operation = observe::operation(&method, &path);
+                let mut response = admit(&service, endpoint, request).await;
+                observe::answered(
+                    &service.metrics,
+                    &request_id,
+                    (&method, &path),
+                    operation,
+                    started,
+                    &mut response,
+                );
+                Ok(response)
             }
+            .instrument(span)
         })
+}
+
+/// Takes a request within the bound of requests in flight and answers it, turning what the
+/// router refused into an error body.
+async fn admit<E: Endpoint>(service: &Service, endpoint: Arc<E>, request: Request) -> Response {
+    // A request beyond the bound is refused at once (the health check is always answered); the
+    // permit is held until the answer is ready.
+    let _permit = if request.uri().path() == HEALTH_PATH {
+        None
+    } else {
+        match Arc::clone(&service.in_flight).try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                let busy = ApiError::Busy(service.settings.max_in_flight);
+                return service.error_response(None, request.headers(), &busy);
+            }
+        }
+    };
+    let headers = request.headers().clone();
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
+    match endpoint.call(request).await {
+        Ok(response) => response.into_response(),
+        Err(error) => {
+            let error = routing_error(error.status(), method, &path, error.to_string());
+            service.error_response(None, &headers, &error)
+        }
+    }
+}
+
+/// `GET /metrics`, to the callers `--metrics-access` admits: loopback peers only (others get
+/// 404, as if nothing were served there), callers with a valid token, or everybody.
+async fn scrape(service: &Service, request: &Request) -> Response {
+    let admitted = match service.settings.metrics_access {
+        MetricsAccess::Open => Ok(()),
+        MetricsAccess::Loopback => {
+            let loopback = request
+                .remote_addr()
+                .as_socket_addr()
+                .is_some_and(|address| address.ip().is_loopback());
+            if loopback {
+                Ok(())
+            } else {
+                Err(ApiError::NotFound(format!(
+                    "no operation at {METRICS_PATH}"
+                )))
+            }
+        }
+        MetricsAccess::Token => {
+            let authorization = request
+                .headers()
+                .get(poem::http::header::AUTHORIZATION)
+                .map(poem::http::HeaderValue::as_bytes);
+            service
+                .callers
+                .authenticate(&service.database, authorization)
+                .await
+                .map(|_| ())
+                .map_err(ApiError::from)
+        }
+    };
+    if let Err(error) = admitted {
+        return service.error_response(None, request.headers(), &error);
+    }
+    let pool = service.database.connections();
+    Response::builder()
+        .content_type(metrics::CONTENT_TYPE)
+        .body(service.metrics.render(pool))
 }
 
 /// Serves the document, showing the configured XML namespace (D-53).

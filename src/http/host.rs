@@ -177,7 +177,7 @@ impl Service {
         if status.is_server_error() && status != StatusCode::NOT_IMPLEMENTED {
             tracing::error!(support_id, operation = operation.map(|op| op.id), %error, "request failed");
         } else {
-            tracing::debug!(support_id, operation = operation.map(|op| op.id), %error, "request refused");
+            tracing::info!(support_id, operation = operation.map(|op| op.id), %error, "request refused");
         }
         let media = negotiate::error(headers);
         let mut record = error.record(&support_id);

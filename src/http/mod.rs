@@ -6,3 +6,4 @@ pub mod binary;
 pub mod host;
 pub mod listen;
 pub mod negotiate;
+pub mod observe;

@@ -94,6 +94,11 @@ pub(crate) async fn answer<K: Apply>(
             last: attempt >= ATTEMPTS,
         };
         if let Some(response) = run.items::<K>(service, context, items).await? {
+            for record in &response {
+                service
+                    .metrics
+                    .item(context.operation.id, status_text(&record.status));
+            }
             return Ok(envelope::responses(service, response));
         }
         tracing::warn!(
@@ -133,11 +138,13 @@ impl Run {
         context: &Context,
         items: &[K::Item],
     ) -> Result<Option<Vec<ResponseType>>, ApiError> {
+        let waiting = std::time::Instant::now();
         let mut transaction = service.database.write().await?;
         service
             .database
             .lock_batches(&mut transaction, self.alone)
             .await?;
+        service.metrics.write_wait(waiting.elapsed());
         sqlx::raw_sql(SAVEPOINT).execute(&mut *transaction).await?;
         let backend = service.database.backend();
         let mut response = Vec::with_capacity(items.len());
@@ -311,6 +318,15 @@ fn deadlock(error: &sqlx::Error) -> bool {
         .as_database_error()
         .and_then(|error| error.code())
         .is_some_and(|code| code == "40P01")
+}
+
+/// A record's status as the document spells it, for the metrics.
+fn status_text(status: &ResponseTypeStatus) -> &'static str {
+    match status {
+        ResponseTypeStatus::Success => "SUCCESS",
+        ResponseTypeStatus::Warning => "WARNING",
+        ResponseTypeStatus::Error => "ERROR",
+    }
 }
 
 /// A record with its status and description; the other fields are set by the caller.

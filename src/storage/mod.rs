@@ -179,6 +179,15 @@ impl Database {
         Ok(())
     }
 
+    /// The pool's connections for the metrics: open, idle, and the most it opens.
+    pub fn connections(&self) -> [(&'static str, u64); 3] {
+        [
+            ("open", u64::from(self.pool.size())),
+            ("idle", self.pool.num_idle() as u64),
+            ("max", u64::from(self.pool.options().get_max_connections())),
+        ]
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend

@@ -2044,7 +2044,12 @@ method is 405 with an `Allow` header; paths match exactly, without trailing-slas
 
 ## Beyond the interface
 The service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document) and
-`GET /healthz`. They are not part of the Core Interface and need no token.
+`GET /healthz`. They are not part of the Core Interface and need no token. `GET /metrics`
+answers the service's metrics in the OpenMetrics text format, by default to clients on the
+server's own machine only (the server setting `--metrics-access`). Every answer carries an
+`X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters
+of ASCII letters, digits and `-_.:/+=`), else a new UUID; the server's log lines about the
+request carry it too.
 
 
 Version: 1.0.0*/
