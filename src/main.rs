@@ -330,7 +330,8 @@ async fn messages(command: MessagesCommand, database_url: &str) -> Result<(), St
 
 async fn import(file: &std::path::Path, database_url: &str) -> Result<(), String> {
     let database = open(database_url).await?;
-    let loaded = bootstrap::load_file(&database, file)
+    let mut bars = Bars::new();
+    let loaded = bootstrap::load_file_reporting(&database, file, &mut bars)
         .await
         .map_err(|error| format!("nothing was imported: {error}"))?;
     say(&format!(
@@ -339,6 +340,63 @@ async fn import(file: &std::path::Path, database_url: &str) -> Result<(), String
         loaded.records
     ));
     Ok(())
+}
+
+/// Draws an import's progress on standard error: a bar per kind of record on a terminal, which
+/// stays with its count when the kind is written; elsewhere one line per kind once it is written.
+/// Kinds the document has none of are not shown.
+struct Bars {
+    terminal: bool,
+    kind: &'static str,
+    total: u64,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Bars {
+    fn new() -> Bars {
+        Bars {
+            terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            kind: "",
+            total: 0,
+            bar: None,
+        }
+    }
+}
+
+impl bootstrap::progress::Progress for Bars {
+    fn start(&mut self, kind: &'static str, total: u64) {
+        self.kind = kind;
+        self.total = total;
+        if self.terminal && total > 0 {
+            let style = indicatif::ProgressStyle::with_template(
+                "{prefix:>15} [{bar:40}] {pos}/{len} ({elapsed})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            let bar = indicatif::ProgressBar::new(total)
+                .with_style(style)
+                .with_prefix(kind);
+            self.bar = Some(bar);
+        }
+    }
+
+    fn advance(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.set_position(self.total);
+            bar.finish();
+        } else if self.total > 0 {
+            say(&format!(
+                "core-server: {}: {} written",
+                self.kind, self.total
+            ));
+        }
+    }
 }
 
 async fn open(database_url: &str) -> Result<Database, String> {

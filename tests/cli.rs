@@ -137,6 +137,16 @@ fn import_loads_a_document_and_refuses_a_broken_one_whole() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "{stderr}");
         assert!(stderr.contains("records inserted or updated"), "{stderr}");
+        // Not a terminal: one line per kind of record the document has, once it is written.
+        assert!(
+            stderr.contains("core-server: locales: 1 written"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("core-server: access: 1 written"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("keywords:"), "{stderr}");
     }
     let broken = folder.join("broken.json");
     std::fs::write(

@@ -125,6 +125,7 @@ impl Loader<'_, '_> {
     /// Upserts the briefing layouts; a layout's boxes and images are replaced.
     pub(super) async fn briefings(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, briefing) in document.briefings.iter().enumerate() {
+            self.progress.advance();
             let record = format!("briefings[{index}] ({})", briefing.channel);
             self.briefing(briefing, &record)
                 .await

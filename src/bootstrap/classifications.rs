@@ -149,6 +149,7 @@ impl Loader<'_, '_> {
         document: &Bootstrap,
     ) -> Result<(), BootstrapError> {
         for (index, classification) in document.classifications.iter().enumerate() {
+            self.progress.advance();
             let record = format!("classifications[{index}] ({})", classification.tid);
             self.classification(classification, &record)
                 .await

@@ -73,6 +73,7 @@ impl Loader<'_, '_> {
     /// Stores the keywords, parents first; a keyword's names and asset links are replaced.
     pub(super) async fn keywords(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, keyword) in document.keywords.iter().enumerate() {
+            self.progress.advance();
             let record = || format!("keywords[{index}] ({})", keyword.path);
             self.keyword(keyword, record)
                 .await

@@ -72,6 +72,7 @@ impl Loader<'_, '_> {
     /// Upserts the locales.
     pub(super) async fn locales(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for locale in &document.locales {
+            self.progress.advance();
             sqlx::query(
                 "INSERT INTO locales (tid, language, country, name, content_locale, default_content_locale, \
                  frontend_locale, default_frontend_locale, date_format, custom_date_formats_enabled) \

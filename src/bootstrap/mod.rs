@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::{Any, Row, Transaction};
 
+use self::progress::{Progress, Silent};
 use crate::{
     auth,
     repr::{DecodeError, constraints},
@@ -38,6 +39,7 @@ mod keywords;
 mod locales;
 mod peos;
 mod products;
+pub mod progress;
 mod registry;
 
 pub use access::{Role, Token};
@@ -174,6 +176,15 @@ pub struct Loaded {
 
 /// Reads and loads a bootstrap file; binary files are resolved next to it.
 pub async fn load_file(database: &Database, path: &Path) -> Result<Loaded, BootstrapError> {
+    load_file_reporting(database, path, &mut Silent).await
+}
+
+/// Reads and loads a bootstrap file as [`load_file`] does, reporting to `progress`.
+pub async fn load_file_reporting(
+    database: &Database,
+    path: &Path,
+    progress: &mut dyn Progress,
+) -> Result<Loaded, BootstrapError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| BootstrapError::Read {
         path: shown.clone(),
@@ -185,7 +196,7 @@ pub async fn load_file(database: &Database, path: &Path) -> Result<Loaded, Boots
             message: error.to_string(),
         })?;
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load(database, &document, &folder).await
+    load_reporting(database, &document, &folder, progress).await
 }
 
 /// The demo catalogue `serve --demo` loads (`demo/demo.json`), embedded in the binary so that
@@ -216,6 +227,17 @@ pub async fn load(
     document: &Bootstrap,
     folder: &Path,
 ) -> Result<Loaded, BootstrapError> {
+    load_reporting(database, document, folder, &mut Silent).await
+}
+
+/// Loads a document in one transaction, reporting to `progress` as each kind of record is
+/// written.
+pub async fn load_reporting(
+    database: &Database,
+    document: &Bootstrap,
+    folder: &Path,
+    progress: &mut dyn Progress,
+) -> Result<Loaded, BootstrapError> {
     check(document)?;
     let mut binaries = assets::read_binaries(document, folder)?.into_iter();
     let mut transaction = database.write().await?;
@@ -223,6 +245,7 @@ pub async fn load(
         transaction: &mut transaction,
         now: now_utc(),
         loaded: Loaded::default(),
+        progress,
     };
     loader.write(document, &mut binaries).await?;
     let loaded = loader.loaded;
@@ -374,6 +397,7 @@ struct Loader<'t, 'c> {
     transaction: &'t mut Transaction<'c, Any>,
     now: String,
     loaded: Loaded,
+    progress: &'t mut dyn Progress,
 }
 
 impl Loader<'_, '_> {
@@ -382,17 +406,53 @@ impl Loader<'_, '_> {
         document: &Bootstrap,
         binaries: &mut std::vec::IntoIter<assets::Binary>,
     ) -> Result<(), BootstrapError> {
+        let count = |length: usize| u64::try_from(length).unwrap_or(u64::MAX);
+        self.progress
+            .start("locales", count(document.locales.len()));
         self.locales(document).await?;
+        self.progress.finish();
+        let registry = document.components.len()
+            + document.attribute_definitions.len()
+            + document.channel_types.len()
+            + document.channel_attributes.len();
+        self.progress.start("registry", count(registry));
         self.registry(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("glossaries", count(document.glossaries.len()));
         self.glossaries(document).await?;
+        self.progress.finish();
+        self.progress.start("assets", count(document.assets.len()));
         self.assets(document, binaries).await?;
+        self.progress.finish();
+        self.progress
+            .start("products", count(document.products.len()));
         self.products(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("keywords", count(document.keywords.len()));
         self.keywords(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("channels", count(document.channels.len()));
         self.channels(document).await?;
+        self.progress.finish();
+        self.progress.start("peos", count(document.peos.len()));
         self.peos(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("classifications", count(document.classifications.len()));
         self.classifications(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("briefings", count(document.briefings.len()));
         self.briefings(document).await?;
-        self.access(document).await
+        self.progress.finish();
+        let access = document.users.len() + document.roles.len() + document.tokens.len();
+        self.progress.start("access", count(access));
+        self.access(document).await?;
+        self.progress.finish();
+        Ok(())
     }
 
     /// The id of a record that is stored (it was just written).
