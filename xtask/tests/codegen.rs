@@ -21,14 +21,14 @@ fn generated_files_match_the_document() {
 #[test]
 fn every_generated_file_says_how_it_was_made() {
     for file in codegen::generate(&document_text()).expect("generation succeeds") {
-        let header = if file
+        let extension = file
             .path
             .extension()
-            .is_some_and(|extension| extension == "toml" || extension == "yaml")
-        {
-            codegen::TOML_HEADER
-        } else {
-            codegen::RUST_HEADER
+            .and_then(|extension| extension.to_str());
+        let header = match extension {
+            Some("toml" | "yaml") => codegen::TOML_HEADER,
+            Some("md") => codegen::MARKDOWN_HEADER,
+            _ => codegen::RUST_HEADER,
         };
         assert!(
             file.contents.starts_with(header),

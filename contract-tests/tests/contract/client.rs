@@ -389,9 +389,70 @@ async fn a_documented_error_reaches_the_client_as_its_error_body() {
     server.stop().await;
 }
 
+/// The client crate's example (`generated/core-client/examples/retrieve_keywords.rs`), which its
+/// README shows, prints the demo's locales and keywords; a wrong token makes it fail with the
+/// error body. `cargo test --workspace` builds the example beside the test binaries.
+async fn the_client_example_runs_against_the_demo() {
+    let Some(example) = std::env::current_exe()
+        .ok()
+        .and_then(|test| Some(test.parent()?.parent()?.join("examples/retrieve_keywords")))
+        .filter(|example| example.exists())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the example is not built: cargo test --workspace builds it"
+        );
+        eprintln!(
+            "skipped: the example of core-client is not built (cargo test --workspace or cargo build -p core-client --examples builds it)"
+        );
+        return;
+    };
+    let server = TestServer::start().await;
+    let demo = bootstrap::demo().expect("the demo document");
+    bootstrap::load(&server.database, &demo, std::path::Path::new("."))
+        .await
+        .expect("the demo loads");
+    let base = server.url("");
+    let run = |token: String| {
+        let (example, base) = (example.clone(), base.clone());
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(example)
+                .args([base, token])
+                .output()
+                .expect("the example runs")
+        })
+    };
+    let output = run(server.token.clone()).await.expect("ran");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        printed.contains("locale de_DE Deutsch (Deutschland)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("keyword /Season/Summer Summer, de_DE: Sommer"),
+        "{printed}"
+    );
+    let output = run("0123456789abcdef.wrong".to_string())
+        .await
+        .expect("ran");
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("401 Unauthorized"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    server.stop().await;
+}
+
 contract_tests::trials!(
     every_common_operation_through_the_generated_client,
     every_pim_operation_through_the_generated_client,
     every_cm_peo_and_dam_operation_through_the_generated_client,
     a_documented_error_reaches_the_client_as_its_error_body,
+    the_client_example_runs_against_the_demo,
 );
