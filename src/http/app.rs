@@ -1,5 +1,5 @@
 //! The application: the generated router of every operation, the service's own endpoints
-//! (`/openapi.yaml`, `/openapi.json`, `/healthz`, `/metrics`), error bodies for requests no
+//! (`/openapi.yaml`, `/openapi.json`, `/docs`, `/redoc`, `/healthz`, `/metrics`), error bodies for requests no
 //! operation takes (unknown path: 404; known path, other method: 405 with `Allow`), and around
 //! every request its id, access log line and metrics (`observe`).
 
@@ -14,7 +14,7 @@ use poem::{
 
 use tracing::Instrument;
 
-use super::observe;
+use super::{docs, observe};
 use crate::{error::ApiError, metrics, service::Service, settings::MetricsAccess};
 
 /// The path of the YAML document.
@@ -29,6 +29,7 @@ pub const METRICS_PATH: &str = "/metrics";
 /// Builds the application endpoint.
 pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
     let namespace = service.settings.xml_namespace.clone();
+    let pages = docs::pages(&namespace);
     let health = Arc::clone(&service);
     let metrics = Arc::clone(&service);
     let fallback = Arc::clone(&service);
@@ -48,6 +49,8 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 async move { healthz(&service).await }
             })),
         )
+        .at(docs::SWAGGER_UI_PATH, pages.swagger_ui)
+        .at(docs::REDOC_PATH, pages.redoc)
         .at(
             METRICS_PATH,
             get(poem::endpoint::make(move |request| {

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod binary;
+pub mod docs;
 pub mod host;
 pub mod listen;
 pub mod negotiate;

@@ -51,7 +51,8 @@ pub fn operation(method: &poem::http::Method, path: &str) -> Option<&'static Ope
 }
 
 /// The representation of an answer, from its media type: `xml`, `json`, `compact` (JSON), `yaml`
-/// (the document), `metrics`, `binary` (a download), or `none` (no body).
+/// (the document), `metrics`, `html` (the docs pages), `binary` (a download), or `none` (no
+/// body).
 fn representation(response: &Response) -> &'static str {
     let Some(media_type) = response.content_type() else {
         return "none";
@@ -68,6 +69,7 @@ fn representation(response: &Response) -> &'static str {
         "application/json" => "json",
         "application/yaml" => "yaml",
         "application/openmetrics-text" => "metrics",
+        "text/html" => "html",
         _ => "binary",
     }
 }

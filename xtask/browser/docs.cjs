@@ -56,11 +56,11 @@ async function main() {
     });
     await page.type(`${operation} textarea.body-param__text`, '{"path": "/", "level": -1}');
     await page.click(`${operation} .execute`);
-    const status = `${operation} .live-responses-table .response-col_status`;
+    const status = `${operation} .live-responses-table tbody .response-col_status`;
     await page.waitForSelector(status, { timeout: 20000 });
     const code = (await page.$eval(status, (cell) => cell.textContent)).trim();
     const body = await page.$eval(
-      `${operation} .live-responses-table .response-col_description pre`,
+      `${operation} .live-responses-table tbody .response-col_description pre`,
       (pre) => pre.textContent,
     );
     check(code === "200", `Try it out answered ${code}: ${body}`);

@@ -6,8 +6,10 @@
 //! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]),
 //!   and the linters Spectral and Redocly from npm ([`lint`]).
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
+//! * [`browser`] checks the docs pages in headless Chromium.
 
 pub mod bench_http;
+pub mod browser;
 pub mod codegen;
 pub mod document;
 pub mod fuzz;

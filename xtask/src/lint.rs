@@ -64,7 +64,7 @@ pub fn run(root: &Path) -> Result<()> {
 }
 
 /// Installs npm packages (pinned) under `target/xtask-npm` on first use; returns its `.bin`.
-fn install(root: &Path, packages: &[&str]) -> Result<PathBuf> {
+pub fn install(root: &Path, packages: &[&str]) -> Result<PathBuf> {
     let folder = root.join("target/xtask-npm");
     let marker = folder.join(format!(
         ".installed-{}",

@@ -15,6 +15,7 @@ chores:
   fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
+  browser            check /docs and /redoc in headless Chromium (installed when missing)
   bench-http [--rounds N] [--seconds S] [--prism]
                      load benchmark: core-server against a bare poem floor (and a Prism mock), with wrk";
 
@@ -55,6 +56,7 @@ fn run(args: Vec<String>) -> Result<()> {
         }
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
+        ["browser"] => xtask::browser::run(&root),
         ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
         ["fuzz"] | ["fuzz", "--seconds", _] => {
             let seconds = match args.get(2) {

@@ -2070,8 +2070,10 @@ as `ERROR` records inside a 200 answer, never as an HTTP error (D-46). A path no
 method is 405 with an `Allow` header; paths match exactly, without trailing-slash folding (D-13).
 
 ## Beyond the interface
-The service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document) and
-`GET /healthz`. They are not part of the Core Interface and need no token. `GET /metrics`
+The service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document),
+`GET /docs` and `GET /redoc` (this document in Swagger UI and Redoc, whose "Try it out" calls
+the serving server) and `GET /healthz`. They are not part of the Core Interface and need no
+token. `GET /metrics`
 answers the service's metrics in the OpenMetrics text format, by default to clients on the
 server's own machine only (the server setting `--metrics-access`). Every answer carries an
 `X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters

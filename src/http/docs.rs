@@ -1,0 +1,109 @@
+//! The docs pages: `GET /docs` (Swagger UI) and `GET /redoc` (Redoc), both over the published
+//! document, with their scripts and styles inside the page (poem-openapi embeds them in the
+//! binary), so that they work on a machine without internet.
+//!
+//! poem-openapi writes these pages around a document it makes from Rust code; here it is given no
+//! API at all, and the document it embeds is replaced by ours, which stays the one source. The
+//! pages' copy lists this server (`/`) first among the servers, so that "Try it out" calls the
+//! server that served the page; the XML namespace is the configured one (D-53).
+
+use bytes::Bytes;
+use core_api::document;
+use poem::{Response, endpoint::make_sync, get};
+use poem_openapi::OpenApiService;
+use serde_json::{Value, json};
+
+/// The path of the Swagger UI page.
+pub const SWAGGER_UI_PATH: &str = "/docs";
+/// The path of the Redoc page.
+pub const REDOC_PATH: &str = "/redoc";
+
+/// The two pages, written once at start.
+pub struct Pages {
+    /// Swagger UI.
+    pub swagger_ui: poem::RouteMethod,
+    /// Redoc.
+    pub redoc: poem::RouteMethod,
+}
+
+/// Writes both pages for the configured XML namespace.
+pub fn pages(namespace: &str) -> Pages {
+    let empty = OpenApiService::new((), "", "");
+    let placeholder = empty.spec();
+    let ours = embedded_document(namespace);
+    let page = |html: String| {
+        let html = Bytes::from(without_remote_styles(&html.replacen(
+            &placeholder,
+            &ours,
+            1,
+        )));
+        get(make_sync(move |_| {
+            Response::builder()
+                .content_type("text/html; charset=utf-8")
+                .body(html.clone())
+        }))
+    };
+    Pages {
+        swagger_ui: page(empty.swagger_ui_html()),
+        redoc: page(empty.redoc_html()),
+    }
+}
+
+/// The published document as the pages show it: this server first among the servers, and the
+/// configured XML namespace.
+fn embedded_document(namespace: &str) -> String {
+    let text = if namespace == document::XML_NAMESPACE_DEFAULT {
+        document::OPENAPI_JSON.to_string()
+    } else {
+        document::OPENAPI_JSON.replace(document::XML_NAMESPACE_DEFAULT, namespace)
+    };
+    let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+        // The published document is JSON by construction (codegen writes it); if it were not,
+        // the page shows it as it is.
+        return text;
+    };
+    let this_server =
+        json!({"url": "/", "description": "This server (the one serving this page)."});
+    match value.get_mut("servers").and_then(Value::as_array_mut) {
+        Some(servers) => servers.insert(0, this_server),
+        None => value["servers"] = json!([this_server]),
+    }
+    value.to_string()
+}
+
+/// Drops the stylesheets a page would fetch from elsewhere (Redoc's page asks a font service for
+/// its fonts): the page uses the browser's fonts instead, and fetches nothing beyond this server.
+fn without_remote_styles(html: &str) -> String {
+    html.lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            !(line.starts_with("<link") && line.contains("href=\"http"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pages_embed_the_published_document_and_nothing_from_elsewhere() {
+        let empty = OpenApiService::new((), "", "");
+        for html in [empty.swagger_ui_html(), empty.redoc_html()] {
+            assert!(
+                html.contains(&empty.spec()),
+                "the placeholder is in the page"
+            );
+        }
+        let shown = embedded_document("urn:example:other");
+        let value: Value = serde_json::from_str(&shown).expect("JSON");
+        assert_eq!(value["servers"][0]["url"], "/");
+        assert_eq!(value["servers"][1]["url"], "{base_url}");
+        assert!(shown.contains("urn:example:other"));
+        assert!(!shown.contains(document::XML_NAMESPACE_DEFAULT));
+        let redoc = without_remote_styles(&empty.redoc_html());
+        assert!(!redoc.contains("<link href=\"http"), "no remote stylesheet");
+        assert!(redoc.contains("Redoc.init"));
+    }
+}

@@ -1,0 +1,114 @@
+//! `cargo xtask browser`: the docs pages in a real browser. It finds headless Chromium (Debian's
+//! `chromium`, installed with apt-get when missing and possible), installs a pinned puppeteer-core
+//! from npm under `target/`, starts core-server on the demo catalogue, and runs
+//! `xtask/browser/docs.cjs`: `/docs` lists every operation of the document, authorizes with the
+//! demo token and runs "Try it out" on keywords retrieve (200, the demo's keywords), `/redoc`
+//! shows every operation; screenshots go to `target/xtask-browser/`.
+//!
+//! Where no browser can be found or installed it prints why and skips, except under `CI=true`,
+//! where the check must run.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::{lint, python, server};
+
+/// The pinned puppeteer-core (the latest on npm when this chore was written).
+const PUPPETEER: &str = "puppeteer-core@25.16.0";
+
+/// Where Debian puts the browser.
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Builds and starts the server on the demo, checks both pages in the browser, stops the server.
+pub fn run(root: &Path) -> Result<()> {
+    let Some(chromium) = chromium()? else {
+        return Ok(());
+    };
+    let bin = lint::install(root, &[PUPPETEER])?;
+    let modules = bin.parent().context("node_modules")?.to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    python::status(
+        Command::new(cargo)
+            .args(["build", "--quiet", "--bin", "core-server"])
+            .current_dir(root),
+        "cargo build --bin core-server",
+    )?;
+    let folder = root.join("target/xtask-browser");
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)?;
+    }
+    std::fs::create_dir_all(&folder)?;
+    let (server, token) = server::demo(
+        &mut Command::new(root.join("target/debug/core-server")),
+        &folder.join("core.db"),
+    )?;
+    let operations = operations(root)?;
+    python::status(
+        Command::new("node")
+            .arg(root.join("xtask/browser/docs.cjs"))
+            .arg(format!("http://{}", server.address))
+            .arg(&token)
+            .arg(operations.to_string())
+            .arg(&folder)
+            .env("NODE_PATH", &modules)
+            .env("PUPPETEER_EXECUTABLE_PATH", &chromium),
+        "the browser check of /docs and /redoc",
+    )?;
+    eprintln!(
+        "browser: /docs and /redoc checked in {}; screenshots {} and {}",
+        chromium.display(),
+        folder.join("docs.png").display(),
+        folder.join("redoc.png").display()
+    );
+    Ok(())
+}
+
+/// The operations of the published document: one per method of each path.
+fn operations(root: &Path) -> Result<usize> {
+    let text = std::fs::read_to_string(root.join(crate::codegen::PUBLISHED_PATH))?;
+    let document: Value = serde_yaml::from_str(&text)?;
+    let methods = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    Ok(document["paths"]
+        .as_object()
+        .context("paths")?
+        .values()
+        .map(|item| {
+            methods
+                .iter()
+                .filter(|method| item.get(**method).is_some())
+                .count()
+        })
+        .sum())
+}
+
+/// Headless Chromium: `CHROMIUM` when set, Debian's, or Debian's installed now; `None` (after
+/// saying why) where none can be had outside CI.
+fn chromium() -> Result<Option<PathBuf>> {
+    if let Some(given) = std::env::var_os("CHROMIUM") {
+        return Ok(Some(PathBuf::from(given)));
+    }
+    let found = Path::new(CHROMIUM);
+    if !found.exists() {
+        eprintln!("browser: installing Chromium (apt-get install chromium)");
+        let installed = Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", "chromium"])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status();
+        if !matches!(installed, Ok(status) if status.success()) || !found.exists() {
+            let reason = "no Chromium: it is not installed and apt-get could not install it (as root, with Debian's package registry reachable); set CHROMIUM to a browser to use";
+            if std::env::var("CI").is_ok_and(|value| value == "true") {
+                bail!("{reason}");
+            }
+            eprintln!("browser: skipped: {reason}");
+            return Ok(None);
+        }
+    }
+    Ok(Some(found.to_path_buf()))
+}
