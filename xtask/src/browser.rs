@@ -31,22 +31,7 @@ pub fn run(root: &Path) -> Result<()> {
     };
     let bin = lint::install(root, &[PUPPETEER])?;
     let modules = bin.parent().context("node_modules")?.to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    python::status(
-        Command::new(cargo)
-            .args(["build", "--quiet", "--bin", "core-server"])
-            .current_dir(root),
-        "cargo build --bin core-server",
-    )?;
-    let folder = root.join("target/xtask-browser");
-    if folder.exists() {
-        std::fs::remove_dir_all(&folder)?;
-    }
-    std::fs::create_dir_all(&folder)?;
-    let (server, token) = server::demo(
-        &mut Command::new(root.join("target/debug/core-server")),
-        &folder.join("core.db"),
-    )?;
+    let (server, token, folder) = server::built_demo(root, "xtask-browser")?;
     let operations = operations(root)?;
     python::status(
         Command::new("node")

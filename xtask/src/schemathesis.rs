@@ -18,22 +18,7 @@ pub const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Builds and starts the server, runs Schemathesis against it, stops the server.
 pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     let st = python::tool(root, SCHEMATHESIS, "st")?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    python::status(
-        Command::new(cargo)
-            .args(["build", "--quiet", "--bin", "core-server"])
-            .current_dir(root),
-        "cargo build --bin core-server",
-    )?;
-    let folder = root.join("target/schemathesis");
-    if folder.exists() {
-        std::fs::remove_dir_all(&folder)?;
-    }
-    std::fs::create_dir_all(&folder)?;
-    let (server, token) = server::demo(
-        &mut Command::new(root.join("target/debug/core-server")),
-        &folder.join("core.db"),
-    )?;
+    let (server, token, folder) = server::built_demo(root, "schemathesis")?;
     let address = &server.address;
     let base = format!("http://{address}");
     let mut command = Command::new(st);

@@ -94,3 +94,25 @@ pub fn demo(command: &mut Command, database: &Path) -> Result<(Running, String)>
     wait_until_healthy(&server.address)?;
     Ok((server, token.trim().to_string()))
 }
+
+/// Builds core-server (debug), empties `target/<name>`, and starts `serve --demo` over a SQLite
+/// file there: the server, its token, and the folder, for the chores that drive a demo server.
+pub fn built_demo(root: &Path, name: &str) -> Result<(Running, String, std::path::PathBuf)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    crate::python::status(
+        Command::new(cargo)
+            .args(["build", "--quiet", "--bin", "core-server"])
+            .current_dir(root),
+        "cargo build --bin core-server",
+    )?;
+    let folder = root.join("target").join(name);
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)?;
+    }
+    std::fs::create_dir_all(&folder)?;
+    let (server, token) = demo(
+        &mut Command::new(root.join("target/debug/core-server")),
+        &folder.join("core.db"),
+    )?;
+    Ok((server, token, folder))
+}
