@@ -7,9 +7,11 @@
 //!   and the linters Spectral and Redocly from npm ([`lint`]).
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
 //! * [`browser`] checks the docs pages in headless Chromium.
+//! * [`clients`] generates Python and TypeScript clients from a served document and runs them.
 
 pub mod bench_http;
 pub mod browser;
+pub mod clients;
 pub mod codegen;
 pub mod document;
 pub mod fuzz;

@@ -16,6 +16,8 @@ chores:
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
   browser            check /docs and /redoc in headless Chromium (installed when missing)
+  clients            generate Python and TypeScript clients from a demo server's document and run
+                     a scenario with each
   bench-http [--rounds N] [--seconds S] [--prism]
                      load benchmark: core-server against a bare poem floor (and a Prism mock), with wrk";
 
@@ -57,6 +59,7 @@ fn run(args: Vec<String>) -> Result<()> {
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
+        ["clients"] => xtask::clients::run(&root),
         ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
         ["fuzz"] | ["fuzz", "--seconds", _] => {
             let seconds = match args.get(2) {

@@ -1,0 +1,100 @@
+//! `cargo xtask clients`: clients in other languages, generated from the document a running
+//! server serves, and a short scenario with each against it (on the demo catalogue): a Python
+//! client from openapi-python-client (PyPI) and a TypeScript one from openapi-typescript's types
+//! with openapi-fetch (npm), both pinned. The scenarios are `xtask/clients/scenario.py` and
+//! `xtask/clients/scenario.mts` (which tsc checks against the generated types before it runs).
+
+use std::{path::Path, process::Command};
+
+use anyhow::{Context, Result};
+
+use crate::{lint, python, server};
+
+/// The pinned Python client generator.
+const PYTHON_GENERATOR: &str = "openapi-python-client==0.29.1";
+
+/// The pinned TypeScript packages: the type generator, the fetch client, the compiler.
+const TYPESCRIPT: [&str; 3] = [
+    "openapi-typescript@7.13.0",
+    "openapi-fetch@0.17.0",
+    "typescript@5.9.3",
+];
+
+/// Starts a demo server, generates both clients from its `/openapi.json`, runs both scenarios.
+pub fn run(root: &Path) -> Result<()> {
+    let generator = python::tool(root, PYTHON_GENERATOR, "openapi-python-client")?;
+    let bin = lint::install(root, &TYPESCRIPT)?;
+    let (server, token, folder) = server::built_demo(root, "xtask-clients")?;
+    let base = format!("http://{}", server.address);
+    let document = format!("{base}/openapi.json");
+
+    let python_client = folder.join("python");
+    // Its warnings (media types it leaves out, each printed with the whole operation) go to a log.
+    let log = folder.join("openapi-python-client.log");
+    python::status(
+        Command::new(&generator)
+            .args([
+                "generate",
+                "--url",
+                &document,
+                "--overwrite",
+                "--output-path",
+            ])
+            .arg(&python_client)
+            .stdout(std::fs::File::create(&log)?)
+            .stderr(std::fs::File::create(
+                folder.join("openapi-python-client.err"),
+            )?),
+        "openapi-python-client generate",
+    )?;
+    eprintln!(
+        "clients: the Python client is in {}; the generator's warnings in {}",
+        python_client.display(),
+        log.display()
+    );
+    python::status(
+        Command::new(root.join("target/xtask-venv/bin/python"))
+            .arg(root.join("xtask/clients/scenario.py"))
+            .args([&base, &token])
+            .arg(&python_client),
+        "the Python client scenario",
+    )?;
+
+    // Inside the npm prefix, so that node and tsc find openapi-fetch in its node_modules.
+    let typescript = bin
+        .parent()
+        .and_then(Path::parent)
+        .context("the npm prefix")?
+        .join("clients");
+    std::fs::create_dir_all(&typescript)?;
+    python::status(
+        Command::new(bin.join("openapi-typescript"))
+            .arg(&document)
+            .args(["--default-non-nullable", "false", "--output"])
+            .arg(typescript.join("schema.ts")),
+        "openapi-typescript",
+    )?;
+    std::fs::copy(
+        root.join("xtask/clients/scenario.mts"),
+        typescript.join("scenario.mts"),
+    )?;
+    python::status(
+        Command::new(bin.join("tsc"))
+            .current_dir(&typescript)
+            .args(["--strict", "--target", "es2022", "--module", "nodenext"])
+            .args([
+                "--moduleResolution",
+                "nodenext",
+                "--skipLibCheck",
+                "scenario.mts",
+            ]),
+        "tsc on the TypeScript client scenario",
+    )?;
+    python::status(
+        Command::new("node")
+            .arg(typescript.join("scenario.mjs"))
+            .args([&base, &token]),
+        "the TypeScript client scenario",
+    )?;
+    Ok(())
+}
