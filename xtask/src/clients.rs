@@ -96,5 +96,19 @@ pub fn run(root: &Path) -> Result<()> {
             .args([&base, &token]),
         "the TypeScript client scenario",
     )?;
+
+    // What the server counted of the scenarios.
+    let answer = server::get(&server.address, "/metrics")?;
+    let metrics = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    std::fs::write(folder.join("metrics.txt"), metrics)?;
+    eprintln!(
+        "clients: /metrics after the scenarios (all of it in {}):",
+        folder.join("metrics.txt").display()
+    );
+    for line in metrics.lines().filter(|line| {
+        line.starts_with("core_requests_total{") || line.starts_with("core_batch_items_total{")
+    }) {
+        eprintln!("  {line}");
+    }
     Ok(())
 }

@@ -57,20 +57,22 @@ pub fn wait_listening(address: &str) -> Result<()> {
 fn wait_until_healthy(address: &str) -> Result<()> {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(60) {
-        if let Ok(mut stream) = TcpStream::connect(address) {
-            let request =
-                format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
-            let mut answer = String::new();
-            if stream.write_all(request.as_bytes()).is_ok()
-                && stream.read_to_string(&mut answer).is_ok()
-                && answer.starts_with("HTTP/1.1 200")
-            {
-                return Ok(());
-            }
+        if get(address, "/healthz").is_ok_and(|answer| answer.starts_with("HTTP/1.1 200")) {
+            return Ok(());
         }
         std::thread::sleep(Duration::from_millis(200));
     }
     bail!("core-server did not answer /healthz on {address} within a minute")
+}
+
+/// `GET path` on a server: the whole answer, head and body.
+pub fn get(address: &str, path: &str) -> Result<String> {
+    let mut stream = TcpStream::connect(address)?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    Ok(answer)
 }
 
 /// Starts `serve --demo` of the core-server `command` runs (a binary, or `taskset` pinning one)
