@@ -1,6 +1,7 @@
 //! Project chores for core-server, as a library so that tests can run them too.
 //!
 //! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
+//! * [`diff`] reports what a change of the document breaks, per operation and representation.
 //! * [`document`] loads the document in the two forms the generators need.
 //! * [`fuzz`] seeds the fuzz corpora with the document's examples.
 //! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]),
@@ -13,6 +14,7 @@ pub mod bench_http;
 pub mod browser;
 pub mod clients;
 pub mod codegen;
+pub mod diff;
 pub mod document;
 pub mod fuzz;
 pub mod lint;

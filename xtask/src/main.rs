@@ -15,6 +15,8 @@ chores:
   fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
+  diff OLD NEW       what a document change breaks, per operation and representation (OLD, NEW:
+                     files or git revisions of openapi/core-v1.yaml)
   browser            check /docs and /redoc in headless Chromium (installed when missing)
   clients            generate Python and TypeScript clients from a demo server's document and run
                      a scenario with each
@@ -59,6 +61,14 @@ fn run(args: Vec<String>) -> Result<()> {
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
+        ["diff", old, new] => {
+            let changes = xtask::diff::changes(
+                &xtask::diff::read(&root, old)?,
+                &xtask::diff::read(&root, new)?,
+            );
+            print!("{}", xtask::diff::report(&changes));
+            Ok(())
+        }
         ["clients"] => xtask::clients::run(&root),
         ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
         ["fuzz"] | ["fuzz", "--seconds", _] => {
