@@ -2,6 +2,7 @@
 //!
 //! * [`codegen`] turns `openapi/core-v1.yaml` into the files under `generated/`.
 //! * [`diff`] reports what a change of the document breaks, per operation and representation.
+//! * [`release`] keeps released versions of the document and checks the current one against them.
 //! * [`document`] loads the document in the two forms the generators need.
 //! * [`fuzz`] seeds the fuzz corpora with the document's examples.
 //! * [`validate`] runs `openapi-spec-validator` from a private Python environment ([`python`]),
@@ -19,6 +20,7 @@ pub mod document;
 pub mod fuzz;
 pub mod lint;
 pub mod python;
+pub mod release;
 pub mod schemathesis;
 pub mod server;
 pub mod validate;

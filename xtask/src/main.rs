@@ -17,6 +17,9 @@ chores:
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
   diff OLD NEW       what a document change breaks, per operation and representation (OLD, NEW:
                      files or git revisions of openapi/core-v1.yaml)
+  release-check      fail when the document breaks the latest release (openapi/released/) without
+                     a new major version, or changes it without a new version
+  release            keep the document as openapi/released/<info.version>.yaml
   browser            check /docs and /redoc in headless Chromium (installed when missing)
   clients            generate Python and TypeScript clients from a demo server's document and run
                      a scenario with each
@@ -61,6 +64,8 @@ fn run(args: Vec<String>) -> Result<()> {
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
+        ["release-check"] => xtask::release::check(&root),
+        ["release"] => xtask::release::release(&root),
         ["diff", old, new] => {
             let changes = xtask::diff::changes(
                 &xtask::diff::read(&root, old)?,
