@@ -67,7 +67,7 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 let method = request.method().clone();
                 let path = request.uri().path().to_string();
                 let operation = observe::operation(&method, &path);
-                let mut response = admit(&service, endpoint, request).await;
+                let mut response = admit(&service, endpoint, request, (&method, &path)).await;
                 observe::answered(
                     &service.metrics,
                     &request_id,
@@ -84,7 +84,12 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
 
 /// Takes a request within the bound of requests in flight and answers it, turning what the
 /// router refused into an error body.
-async fn admit<E: Endpoint>(service: &Service, endpoint: Arc<E>, request: Request) -> Response {
+async fn admit<E: Endpoint>(
+    service: &Service,
+    endpoint: Arc<E>,
+    request: Request,
+    (method, path): (&poem::http::Method, &str),
+) -> Response {
     // A request beyond the bound is refused at once (the health check is always answered); the
     // permit is held until the answer is ready.
     let _permit = if request.uri().path() == HEALTH_PATH {
@@ -99,12 +104,10 @@ async fn admit<E: Endpoint>(service: &Service, endpoint: Arc<E>, request: Reques
         }
     };
     let headers = request.headers().clone();
-    let method = request.method().to_string();
-    let path = request.uri().path().to_string();
     match endpoint.call(request).await {
         Ok(response) => response.into_response(),
         Err(error) => {
-            let error = routing_error(error.status(), method, &path, error.to_string());
+            let error = routing_error(error.status(), method.to_string(), path, error.to_string());
             service.error_response(None, &headers, &error)
         }
     }

@@ -6,14 +6,14 @@
 use std::time::Instant;
 
 use bytes::Bytes;
-use core_api::operations;
-use core_api_support::{Method, Operation};
+use core_api::{document, operations};
+use core_api_support::{Method, Operation, Representation};
 use poem::{
     Body, Response,
     http::{HeaderMap, HeaderValue},
 };
 
-use crate::metrics::Metrics;
+use crate::metrics::{self, Metrics};
 
 /// The header that carries a request's id, both ways.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -50,27 +50,26 @@ pub fn operation(method: &poem::http::Method, path: &str) -> Option<&'static Ope
     })
 }
 
-/// The representation of an answer, from its media type: `xml`, `json`, `compact` (JSON), `yaml`
-/// (the document), `metrics`, `html` (the docs pages), `binary` (a download), or `none` (no
-/// body).
+/// The representation of an answer, from its media type: `xml`, `json` or `compact` for a
+/// message (the document's media types), `yaml` (the document), `metrics`, `html` (the docs
+/// pages), `binary` (a download), or `none` (no body).
 fn representation(response: &Response) -> &'static str {
     let Some(media_type) = response.content_type() else {
         return "none";
     };
-    let essence = media_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
-        "application/xml" | "text/xml" => "xml",
-        "application/json+compact" => "compact",
-        "application/json" => "json",
-        "application/yaml" => "yaml",
-        "application/openmetrics-text" => "metrics",
-        "text/html" => "html",
-        _ => "binary",
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    let message = document::ERROR_MEDIA
+        .iter()
+        .find(|media| media.essence.eq_ignore_ascii_case(essence));
+    match message.map(|media| media.representation) {
+        Some(Representation::Xml) => "xml",
+        Some(Representation::Json) => "json",
+        Some(Representation::Compact) => "compact",
+        Some(Representation::Binary) => "binary",
+        None if essence == "application/yaml" => "yaml",
+        None if metrics::CONTENT_TYPE.starts_with(essence) => "metrics",
+        None if essence == "text/html" => "html",
+        None => "binary",
     }
 }
 

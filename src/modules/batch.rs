@@ -97,7 +97,7 @@ pub(crate) async fn answer<K: Apply>(
             for record in &response {
                 service
                     .metrics
-                    .item(context.operation.id, status_text(&record.status));
+                    .item(context.operation.id, &record.status.to_string());
             }
             return Ok(envelope::responses(service, response));
         }
@@ -318,15 +318,6 @@ fn deadlock(error: &sqlx::Error) -> bool {
         .as_database_error()
         .and_then(|error| error.code())
         .is_some_and(|code| code == "40P01")
-}
-
-/// A record's status as the document spells it, for the metrics.
-fn status_text(status: &ResponseTypeStatus) -> &'static str {
-    match status {
-        ResponseTypeStatus::Success => "SUCCESS",
-        ResponseTypeStatus::Warning => "WARNING",
-        ResponseTypeStatus::Error => "ERROR",
-    }
 }
 
 /// A record with its status and description; the other fields are set by the caller.

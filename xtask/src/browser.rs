@@ -14,7 +14,6 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
 
 use crate::{lint, python, server};
 
@@ -56,21 +55,7 @@ pub fn run(root: &Path) -> Result<()> {
 /// The operations of the published document: one per method of each path.
 fn operations(root: &Path) -> Result<usize> {
     let text = std::fs::read_to_string(root.join(crate::codegen::PUBLISHED_PATH))?;
-    let document: Value = serde_yaml::from_str(&text)?;
-    let methods = [
-        "get", "put", "post", "delete", "options", "head", "patch", "trace",
-    ];
-    Ok(document["paths"]
-        .as_object()
-        .context("paths")?
-        .values()
-        .map(|item| {
-            methods
-                .iter()
-                .filter(|method| item.get(**method).is_some())
-                .count()
-        })
-        .sum())
+    Ok(crate::diff::operations(&serde_yaml::from_str(&text)?).len())
 }
 
 /// Headless Chromium: `CHROMIUM` when set, Debian's, or Debian's installed now; `None` (after

@@ -146,7 +146,7 @@ const METHODS: [&str; 8] = [
 ];
 
 /// Every operation as (`METHOD path`, operation object), in document order.
-fn operations(document: &Value) -> Vec<(String, &Value)> {
+pub fn operations(document: &Value) -> Vec<(String, &Value)> {
     let mut found = Vec::new();
     for (path, item) in document["paths"].as_object().into_iter().flatten() {
         for method in METHODS {
