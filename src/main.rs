@@ -245,6 +245,7 @@ fn main() -> ExitCode {
                     body_timeout: Duration::from_secs(body_timeout),
                     max_in_flight: max_in_flight as usize,
                     metrics_access,
+                    fault: None,
                 };
                 serve(settings).await.map_err(|error| error.to_string())
             }

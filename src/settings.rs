@@ -36,6 +36,19 @@ pub struct Settings {
     pub max_in_flight: usize,
     /// Who may read `GET /metrics`.
     pub metrics_access: MetricsAccess,
+    /// A deliberate deviation from the document, for the conformance runner's own test (it must
+    /// fail on exactly the checks the deviation breaks). Only code sets it; no flag does.
+    pub fault: Option<Fault>,
+}
+
+/// A deliberate deviation from the document ([`Settings::fault`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Answers carry no `meta` (D-11 says they carry `messageType`, `messageTime`, `sourceEnv`).
+    DropMeta,
+    /// A keyword create says "The keyword was created" instead of the documented "The keyword
+    /// has been created successfully".
+    WrongSuccessText,
 }
 
 /// Who may read `GET /metrics` (`--metrics-access`).
@@ -102,6 +115,7 @@ impl Settings {
             body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECONDS),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT as usize,
             metrics_access: MetricsAccess::default(),
+            fault: None,
         }
     }
 }

@@ -13,6 +13,7 @@ use std::{
 };
 
 use core_api_support::Operation;
+use core_conformance::said::{matches, stated};
 use serde_json::Value;
 
 /// The evidence of one run.
@@ -58,6 +59,15 @@ fn asserted<'a>(operation: &'static Operation, messages: impl IntoIterator<Item 
         if message.contains('|') {
             said.extend(message.split('|').map(str::to_string));
         }
+    }
+}
+
+/// Records the checks of the conformance runner that passed: each sent its operation and
+/// asserted the item messages it declares.
+pub fn conformance(outcomes: &[core_conformance::Outcome]) {
+    for outcome in outcomes.iter().filter(|outcome| outcome.result.is_ok()) {
+        sent(outcome.operation);
+        asserted(outcome.operation, outcome.says.iter().copied());
     }
 }
 
@@ -147,47 +157,6 @@ impl<T: Debug> Debug for Said<T> {
     }
 }
 
-/// The quoted texts of a description that are item messages: they start with a capital letter
-/// and have more than one word.
-pub fn messages(description: &str) -> Vec<String> {
-    let flat = description.replace('\n', " ");
-    flat.split('"')
-        .skip(1)
-        .step_by(2)
-        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|text| text.starts_with(|c: char| c.is_ascii_uppercase()) && text.contains(' '))
-        .collect()
-}
-
-/// Whether a message whose `<placeholders>` stand for any text matches a text said.
-pub fn matches(template: &str, text: &str) -> bool {
-    let mut parts = template.split('<').enumerate().map(|(index, part)| {
-        if index == 0 {
-            part
-        } else {
-            part.split_once('>').map_or(part, |(_, rest)| rest)
-        }
-    });
-    let Some(first) = parts.next() else {
-        return text.is_empty();
-    };
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    for (index, part) in parts.iter().enumerate() {
-        let last = index + 1 == parts.len();
-        if last {
-            return part.is_empty() || rest.ends_with(part);
-        }
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.is_empty() || template.ends_with('>')
-}
-
 /// The coverage of every operation of the document, from the evidence of the run and the
 /// messages each operation's description states; `Err` holds the report when an implemented
 /// operation is not fully covered.
@@ -199,14 +168,7 @@ pub fn report(document: &Value) -> Result<String, String> {
     // Per specification module: operations, covered ones, messages stated and asserted.
     let mut modules: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     for operation in core_api::operations::ALL {
-        let description = document["paths"][operation.path]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter_map(|(_, operation)| operation["description"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let stated = messages(&description);
+        let stated = stated(document, operation);
         let said = evidence.said.get(operation.id);
         let missing: Vec<&String> = stated
             .iter()
@@ -274,32 +236,4 @@ pub fn report(document: &Value) -> Result<String, String> {
         lines.join("\n  ")
     );
     if gaps == 0 { Ok(report) } else { Err(report) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_match_any_text() {
-        let template = "Unknown translation entry type '<type>'";
-        assert!(matches(template, "Unknown translation entry type 'phrase'"));
-        assert!(!matches(template, "Unknown locale 'xx_XX'"));
-        assert!(!matches("Asset not found", "Asset not found here"));
-        assert!(matches("Asset not found", "Asset not found"));
-        assert!(matches(
-            "A keyword path has at most 1024 characters; this one would have <length>",
-            "A keyword path has at most 1024 characters; this one would have 1025"
-        ));
-        assert!(matches(
-            "Keyword '<path>' already exists",
-            "Keyword '/a' already exists"
-        ));
-        assert_eq!(
-            messages(
-                "Errors: \"Asset not found\", \"abc\", `x` \"Keyword '<path>'\n already exists\"."
-            ),
-            ["Asset not found", "Keyword '<path>' already exists"]
-        );
-    }
 }

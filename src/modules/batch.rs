@@ -30,6 +30,7 @@ use crate::{
     http::host::Context,
     repr::{path::Path, text::printable, tree},
     service::Service,
+    settings::Fault,
     storage::{
         Backend, now_utc,
         records::{self, Identity, Resource},
@@ -93,7 +94,16 @@ pub(crate) async fn answer<K: Apply>(
             alone: attempt > 1,
             last: attempt >= ATTEMPTS,
         };
-        if let Some(response) = run.items::<K>(service, context, items).await? {
+        if let Some(mut response) = run.items::<K>(service, context, items).await? {
+            if service.settings.fault == Some(Fault::WrongSuccessText) {
+                for record in &mut response {
+                    if record.description.as_deref()
+                        == Some("The keyword has been created successfully")
+                    {
+                        record.description = Some("The keyword was created".into());
+                    }
+                }
+            }
             for record in &response {
                 service
                     .metrics

@@ -12,7 +12,7 @@ use core_api::{
 };
 
 use super::itm;
-use crate::{error::ApiError, service::Service, storage::now_utc};
+use crate::{error::ApiError, service::Service, settings::Fault, storage::now_utc};
 
 /// A request message: what its envelope carries.
 pub(crate) trait Request {
@@ -84,9 +84,13 @@ pub(crate) fn answer(service: &Service, item_information_type: Option<&str>) -> 
     if let Some(kind) = item_information_type {
         itm.push(itm::meta("itemInformationType", kind));
     }
+    let meta = match service.settings.fault {
+        Some(Fault::DropMeta) => None,
+        _ => Some(Meta { itm }),
+    };
     PimType {
         schema_version: answer_schema_version(),
-        meta: Some(Meta { itm }),
+        meta,
         ..PimType::default()
     }
 }

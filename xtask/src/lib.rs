@@ -15,6 +15,7 @@ pub mod bench_http;
 pub mod browser;
 pub mod clients;
 pub mod codegen;
+pub mod conformance;
 pub mod diff;
 pub mod document;
 pub mod fuzz;

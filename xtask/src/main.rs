@@ -20,6 +20,8 @@ chores:
   release-check      fail when the document breaks the latest release (openapi/released/) without
                      a new major version, or changes it without a new version
   release            keep the document as openapi/released/<info.version>.yaml
+  conformance        run core-conformance against core-server on SQLite (and PostgreSQL when
+                     CORE_TEST_POSTGRES_URL is set), fixture imported and tokens issued by the CLI
   browser            check /docs and /redoc in headless Chromium (installed when missing)
   clients            generate Python and TypeScript clients from a demo server's document and run
                      a scenario with each
@@ -64,6 +66,7 @@ fn run(args: Vec<String>) -> Result<()> {
         ["validate"] => validate::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
+        ["conformance"] => xtask::conformance::run(&root),
         ["release-check"] => xtask::release::check(&root),
         ["release"] => xtask::release::release(&root),
         ["diff", old, new] => {

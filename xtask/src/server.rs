@@ -54,7 +54,7 @@ pub fn wait_listening(address: &str) -> Result<()> {
 }
 
 /// Waits up to a minute for `GET /healthz` to answer 200.
-fn wait_until_healthy(address: &str) -> Result<()> {
+pub fn wait_until_healthy(address: &str) -> Result<()> {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(60) {
         if get(address, "/healthz").is_ok_and(|answer| answer.starts_with("HTTP/1.1 200")) {

@@ -7,6 +7,7 @@ mod answers;
 mod auth;
 mod client;
 mod cm;
+mod conformance;
 mod dam;
 mod examples;
 mod glossary;
@@ -26,6 +27,7 @@ fn main() {
         auth::trials(),
         client::trials(),
         cm::trials(),
+        conformance::trials(),
         dam::trials(),
         examples::trials(),
         glossary::trials(),

@@ -1,0 +1,233 @@
+//! A well-formed request of every operation against the fixture, and the small steps checks
+//! build scenarios from (create a keyword, a classification, …; delete what can be deleted).
+//! Every record a request writes is named with the run's unique prefix.
+
+use core_api::operations as op;
+use core_api_support::{Operation, Representation};
+use serde_json::{Value, json};
+
+use crate::{Fail, Target, judge};
+
+/// A request: its query string and JSON body.
+pub struct Request {
+    /// The query string (`a=1&b=2`), empty when none.
+    pub query: String,
+    /// The body as default JSON, when the operation takes one.
+    pub body: Option<Value>,
+}
+
+impl Request {
+    fn body(body: Value) -> Request {
+        Request {
+            query: String::new(),
+            body: Some(body),
+        }
+    }
+}
+
+/// Whether an operation writes: its request is a batch, or it answers result records.
+pub fn writes(operation: &Operation) -> bool {
+    operation.batch.is_some() || operation.id == "messagesPersist"
+}
+
+/// A request of `operation` the fixture answers with 200. A write creates its records under
+/// unique names (and, for a perform, first creates what it then deletes).
+pub async fn good(target: &Target, operation: &'static Operation) -> Result<Request, Fail> {
+    let u = target.unique();
+    Ok(match operation.id {
+        "transform" => Request::body(json!({"schemaVersion": "5.6.0",
+            "meta": {"itm": [{"key": "messageType", "value": "request"}]},
+            "kwds": {"kwd": [{"path": "/a", "name": {"itm": [{"value": "a"}, {"value": "A", "loc": "de_DE"}]}}]}})),
+        "localesRetrieve" => {
+            Request::body(json!({"mode": "TID", "tids": ["de_DE", "en_GB"], "exportConfig": true}))
+        }
+        "keywordsRetrieve" => Request::body(
+            json!({"path": "/core-conformance/Season", "level": -1, "retrieveLinks": true}),
+        ),
+        "keywordsPersist" => Request::body(keyword(&u)),
+        "glossaryEntriesPersist" => Request::body(json!({"glossaryEntries": {"glossaryEntry": [
+            {"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
+             "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": u}]}}]}})),
+        "glossaryEntriesPerform" => {
+            let id = glossary_entry(target, &u).await?;
+            Request::body(
+                json!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "id": id}]}}),
+            )
+        }
+        "componentsRetrieve" => Request::body(json!({})),
+        "messagesPersist" => Request::body(
+            json!({"messages": [{"tid": format!("CF-{u}"), "subject": "core-conformance",
+            "body": "A message of a conformance run.", "severity": "ERROR", "recipientRole": "core-conformance-insiders"}]}),
+        ),
+        "linksPersist" => {
+            persist(target, &op::KEYWORDS_PERSIST, keyword(&u)).await?;
+            Request::body(
+                json!({"links": {"itms": [{"type": "assetToKeyword", "itms": [{"itm": [
+                {"key": "keywordPath", "value": format!("/core-conformance/{u}")}, {"key": "assetTid", "value": "CF-A-1"}]}]}]}}),
+            )
+        }
+        "channelsQuery" => Request::body(json!({"tid": "CF-Page"})),
+        "channelsRetrieve" => Request::body(json!({"tids": ["CF-Page"]})),
+        "channelsPersist" => Request::body(channel(&u)),
+        "retrieveChannelBriefings" => Request::body(json!({"tids": ["CF-Page"],
+            "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "CF.BriefingModule"}})),
+        "getClasses" => Request {
+            query: String::new(),
+            body: None,
+        },
+        "classesRetrieve" => Request::body(json!({"tids": ["CF-Apparel"], "withNodes": true})),
+        "classesPersist" => Request::body(classification(&u)),
+        "classesPerform" => {
+            persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
+            Request::body(delete_classification(&u))
+        }
+        "attributesRetrieve" => Request::body(
+            json!({"nodePaths": ["/CF-Apparel"], "withDomainValues": true, "withDefaultValues": true}),
+        ),
+        "attributesQuery" => Request::body(
+            json!({"nodePath": ["/CF-Apparel/Shirts"], "includeParentAttributes": true}),
+        ),
+        "attributesPersist" => {
+            persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
+            Request::body(attribute(&u))
+        }
+        "attributesPerform" => {
+            persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
+            let records = persist(target, &op::ATTRIBUTES_PERSIST, attribute(&u)).await?;
+            let id = records
+                .first()
+                .and_then(|record| record["id"].as_i64())
+                .ok_or_else(|| {
+                    Fail::because(format!(
+                        "attributes persist answered no id for a new attribute: {records:?}"
+                    ))
+                })?;
+            Request::body(
+                json!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": id}]}}),
+            )
+        }
+        "attributeDefinitionsQuery" => Request::body(json!({"types": ["ref"]})),
+        // Refused (the definition is in use), so that the fixture stays whole.
+        "attributeDefinitionsPerform" => Request::body(json!({"actions": {"action": [
+            {"dataType": "attrDefinition", "type": "delete", "tid": "CF-InUse"}]}})),
+        "peosRetrieve" => Request::body(json!({"tids": ["CF-PEO-1"], "withMetadata": true})),
+        "peosQuery" => Request::body(json!({"tidProduct": "CF-PR-1"})),
+        "peosLinksPersist" => Request::body(
+            json!({"links": {"itms": [{"type": "peoToProject", "itms": [{"itm": [
+            {"key": "peoTid", "value": "CF-PEO-2"}, {"key": "projectTid", "value": "CF-Web"}]}]}]}}),
+        ),
+        "assetsVersionsBin" => Request {
+            query: "assetTid=CF-A-1&versionNumber=1".into(),
+            body: None,
+        },
+        other => {
+            return Err(Fail::because(format!(
+                "the runner has no request for {other}; update core-conformance"
+            )));
+        }
+    })
+}
+
+/// What a cleanup after a write deletes: the classifications a request created.
+pub async fn clean(target: &Target, operation: &'static Operation, request: &Request) {
+    if !matches!(operation.id, "classesPersist" | "attributesPersist") {
+        return;
+    }
+    let tids: Vec<String> = request
+        .body
+        .as_ref()
+        .and_then(|body| body["classes"]["class"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .chain(
+            request
+                .body
+                .as_ref()
+                .and_then(|body| body["attrs"]["attr"].as_array().cloned())
+                .unwrap_or_default()
+                .iter(),
+        )
+        .filter_map(|item| {
+            item["tid"].as_str().map(str::to_string).or_else(|| {
+                item["nodePath"]
+                    .as_str()
+                    .and_then(|path| path.strip_prefix('/'))
+                    .map(str::to_string)
+            })
+        })
+        .collect();
+    for tid in tids {
+        let _ = persist(
+            target,
+            &op::CLASSES_PERFORM,
+            json!({"actions": {"action": [
+            {"dataType": "classification", "type": "delete", "tid": tid}]}}),
+        )
+        .await;
+    }
+}
+
+/// A keyword create under `/core-conformance`, named `name`.
+pub fn keyword(name: &str) -> Value {
+    json!({"kwds": {"kwd": [{"parentPath": "/core-conformance", "name": {"itm": [{"value": name}, {"value": name, "loc": "de_DE"}]}}]}})
+}
+
+/// A channel create under `CF-Root`, tid `CF-<name>`.
+pub fn channel(name: &str) -> Value {
+    json!({"projects": {"project": [{"tid": format!("CF-{name}"), "parentTid": "CF-Root", "type": "CF-Catalog",
+        "name": format!("Conformance {name}"), "vals": {"val": [{"attr": "CF-Comment", "itm": [{"value": "created"}]}]}}]}})
+}
+
+/// A classification create, tid `CF-<name>`, with its root node `/CF-<name>`.
+pub fn classification(name: &str) -> Value {
+    let tid = format!("CF-{name}");
+    json!({"classes": {"class": [{"tid": tid, "name": {"itm": [{"value": tid}, {"value": tid, "loc": "de_DE"}]}}]},
+           "nodes": {"node": [{"class": tid, "path": format!("/{tid}"), "name": {"itm": [{"value": tid}]}}]}})
+}
+
+/// The delete of classification `CF-<name>`.
+pub fn delete_classification(name: &str) -> Value {
+    json!({"actions": {"action": [{"dataType": "classification", "type": "delete", "tid": format!("CF-{name}")}]}})
+}
+
+/// An attribute create (definition `CF-Spare`) on the root node of classification `CF-<name>`.
+pub fn attribute(name: &str) -> Value {
+    json!({"attrs": {"attr": [{"nodePath": format!("/CF-{name}"), "key": "CF-Spare", "level": "p",
+        "inheritance": "visible", "restriction": "optional", "localized": false}]}})
+}
+
+/// Creates a glossary entry in `CF-GL-1` with the value `value`; answers its id.
+pub async fn glossary_entry(target: &Target, value: &str) -> Result<i64, Fail> {
+    let records = persist(
+        target,
+        &op::GLOSSARY_ENTRIES_PERSIST,
+        json!({"glossaryEntries": {"glossaryEntry": [
+        {"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
+         "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": value}]}}]}}),
+    )
+    .await?;
+    records
+        .first()
+        .and_then(|record| record["id"].as_i64())
+        .ok_or_else(|| {
+            Fail::because(format!(
+                "glossary entries persist answered no id for a new entry: {records:?}"
+            ))
+        })
+}
+
+/// Sends a JSON body, asking for JSON; fails unless 200; answers the result records.
+pub async fn persist(
+    target: &Target,
+    operation: &'static Operation,
+    body: Value,
+) -> Result<Vec<Value>, Fail> {
+    let answer = target
+        .call(operation)
+        .json(&body)
+        .accept(Representation::Json)
+        .send()
+        .await?;
+    answer.status(200)?;
+    Ok(judge::records(&answer.json()?))
+}

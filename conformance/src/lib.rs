@@ -1,0 +1,222 @@
+//! The checks of the Core Interface v1, runnable against any deployment: every operation of the
+//! document, its rules and item messages, each representation it lists, its error bodies and 401
+//! without a valid token. The `core-conformance` binary runs them against a base URL; the
+//! contract tests run the same checks against the servers they start (one source).
+//!
+//! A run needs the fixture ([`FIXTURE`], `core-conformance fixture`) loaded into the server under
+//! test. Checks that write name their records with the run's unique prefix ([`Target::unique`])
+//! and delete them again where the interface can (see `checks::messages`).
+
+pub mod checks;
+pub mod exchange;
+pub mod judge;
+pub mod report;
+pub mod said;
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use core_api_support::Operation;
+use futures_util::future::BoxFuture;
+
+pub use exchange::{Answer, Call};
+
+/// The fixture the checks read: a bootstrap document (`core-server import`), every record named
+/// with the prefix `CF-` or under `/core-conformance`, plus the roles `core-conformance-limited`
+/// and `core-conformance-insiders`. Loading it again restores what a run deleted.
+pub const FIXTURE: &str = include_str!("../fixture.json");
+
+/// The role of the limited caller (`--limited-token`): it may call the Common, PEO and DAM
+/// operations only, and sees no record restricted to `core-conformance-insiders`.
+pub const LIMITED_ROLE: &str = "core-conformance-limited";
+
+/// The server under test and how to reach it.
+pub struct Target {
+    base: String,
+    token: String,
+    limited: Option<String>,
+    client: reqwest::Client,
+    run: String,
+    counter: AtomicU64,
+}
+
+impl Target {
+    /// A target at a base URL (`http://host:port`, without `/api/core/v1`), called with a token
+    /// that may call every operation and see every record, and optionally a token of
+    /// [`LIMITED_ROLE`].
+    pub fn new(base_url: &str, token: &str, limited: Option<&str>) -> Result<Target, TargetError> {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .map_err(|error| TargetError(error.to_string()))?;
+        let base = base_url.trim_end_matches('/').to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(TargetError(format!(
+                "the base URL must start with http:// or https://, not {base_url:?}"
+            )));
+        }
+        let run = uuid::Uuid::new_v4().simple().to_string();
+        Ok(Target {
+            base,
+            token: token.to_string(),
+            limited: limited.map(str::to_string),
+            client,
+            run: format!("cf{}", &run[..10]),
+            counter: AtomicU64::new(0),
+        })
+    }
+
+    /// A name no other run and no other check of this run uses: `cf<10 hex>-<n>`.
+    pub fn unique(&self) -> String {
+        format!(
+            "{}-{}",
+            self.run,
+            self.counter.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+
+    /// The URL of a path.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// The token of the limited caller, or why a check needing it is skipped.
+    pub fn limited(&self) -> Result<&str, Fail> {
+        self.limited.as_deref().ok_or_else(|| {
+            Fail::Skipped(
+                "needs --limited-token (a token of the role core-conformance-limited)".into(),
+            )
+        })
+    }
+}
+
+/// A target that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TargetError(pub String);
+
+/// Why a check did not pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fail {
+    /// The server did not behave as the document says.
+    Failed(String),
+    /// The check could not run here (what it needs is missing).
+    Skipped(String),
+}
+
+impl Fail {
+    /// A failure with a reason.
+    pub fn because(reason: impl Into<String>) -> Fail {
+        Fail::Failed(reason.into())
+    }
+}
+
+/// What a check's body returns.
+pub type Checked = Result<(), Fail>;
+
+/// The body of a check: run once against a target.
+pub type Body = Box<dyn Fn(Arc<Target>) -> BoxFuture<'static, Checked> + Send + Sync>;
+
+/// What a check looks at, for the summary and for choosing checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// 401 without a valid token, 403 to a caller without access.
+    Access,
+    /// An answer in each representation the operation lists, a request in each it reads.
+    Representations,
+    /// The envelope of a message answer: `schemaVersion` and `meta`.
+    Envelope,
+    /// Error answers: status and body for malformed input and unlisted media types.
+    Errors,
+    /// A rule or an item message the operation's description states.
+    Messages,
+}
+
+/// One check of one operation.
+pub struct Check {
+    /// `operationId: what is checked`, unique among the checks.
+    pub name: String,
+    /// The operation it checks.
+    pub operation: &'static Operation,
+    /// What it looks at.
+    pub kind: Kind,
+    /// The item messages of the operation's description it asserts (templates, as stated).
+    pub says: Vec<&'static str>,
+    body: Body,
+}
+
+impl Check {
+    /// A check named `<operationId>: <what>`.
+    pub fn new(
+        operation: &'static Operation,
+        kind: Kind,
+        what: impl AsRef<str>,
+        body: impl Fn(Arc<Target>) -> BoxFuture<'static, Checked> + Send + Sync + 'static,
+    ) -> Check {
+        Check {
+            name: format!("{}: {}", operation.id, what.as_ref()),
+            operation,
+            kind,
+            says: Vec::new(),
+            body: Box::new(body),
+        }
+    }
+
+    /// Declares the item messages it asserts.
+    pub fn says(mut self, messages: &[&'static str]) -> Check {
+        self.says.extend_from_slice(messages);
+        self
+    }
+
+    /// The specification module of its operation (`Common`, `CM`, `PIM`, `PEO`, `DAM`).
+    pub fn module(&self) -> &'static str {
+        self.operation.module
+    }
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The check's name.
+    pub name: String,
+    /// Its operation.
+    pub operation: &'static Operation,
+    /// What it looked at.
+    pub kind: Kind,
+    /// The messages it asserted (counted when it passed).
+    pub says: Vec<&'static str>,
+    /// `Ok` when it passed.
+    pub result: Checked,
+    /// How long it took.
+    pub took: Duration,
+}
+
+/// Runs checks one after another (a check may depend on records it wrote, never on another
+/// check), calling `each` with every outcome as it comes.
+pub async fn run(
+    target: Arc<Target>,
+    checks: &[Check],
+    mut each: impl FnMut(&Outcome),
+) -> Vec<Outcome> {
+    let mut outcomes = Vec::with_capacity(checks.len());
+    for check in checks {
+        let started = Instant::now();
+        let result = (check.body)(target.clone()).await;
+        let outcome = Outcome {
+            name: check.name.clone(),
+            operation: check.operation,
+            kind: check.kind,
+            says: check.says.clone(),
+            result,
+            took: started.elapsed(),
+        };
+        each(&outcome);
+        outcomes.push(outcome);
+    }
+    outcomes
+}

@@ -1,0 +1,216 @@
+//! What a run tells people and CI systems: a summary per specification module (checks passed,
+//! failed and skipped; operations checked; item messages asserted) and JUnit XML.
+
+use std::{collections::BTreeMap, fmt::Write};
+
+use serde_json::Value;
+
+use crate::{Fail, Outcome, said};
+
+/// The counts of one module (or of the whole run).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// Checks that passed.
+    pub passed: usize,
+    /// Checks that failed.
+    pub failed: usize,
+    /// Checks that could not run.
+    pub skipped: usize,
+    /// Operations of the document in the module.
+    pub operations: usize,
+    /// Operations at least one check sent and none failed.
+    pub operations_passed: usize,
+    /// Item messages the module's descriptions state.
+    pub messages: usize,
+    /// Of those, the ones a passing check asserted.
+    pub messages_asserted: usize,
+}
+
+/// The tallies of a run: per module in document order of modules, and the whole.
+pub fn tally(outcomes: &[Outcome], document: &Value) -> (Vec<(&'static str, Tally)>, Tally) {
+    let mut modules: BTreeMap<usize, (&'static str, Tally)> = BTreeMap::new();
+    let mut order: Vec<&'static str> = Vec::new();
+    for operation in core_api::operations::ALL {
+        if !order.contains(&operation.module) {
+            order.push(operation.module);
+        }
+        let index = order
+            .iter()
+            .position(|module| *module == operation.module)
+            .unwrap_or(0);
+        let (_, tally) = modules
+            .entry(index)
+            .or_insert_with(|| (operation.module, Tally::default()));
+        let mine: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|outcome| outcome.operation.id == operation.id)
+            .collect();
+        tally.operations += 1;
+        if !mine.is_empty()
+            && mine
+                .iter()
+                .all(|outcome| !matches!(outcome.result, Err(Fail::Failed(_))))
+        {
+            tally.operations_passed += 1;
+        }
+        for outcome in &mine {
+            match &outcome.result {
+                Ok(()) => tally.passed += 1,
+                Err(Fail::Failed(_)) => tally.failed += 1,
+                Err(Fail::Skipped(_)) => tally.skipped += 1,
+            }
+        }
+        let stated = said::stated(document, operation);
+        tally.messages += stated.len();
+        tally.messages_asserted += stated
+            .iter()
+            .filter(|template| {
+                mine.iter().any(|outcome| {
+                    outcome.result.is_ok()
+                        && outcome
+                            .says
+                            .iter()
+                            .any(|text| said::matches(template, text) || text == template)
+                })
+            })
+            .count();
+    }
+    let modules: Vec<(&'static str, Tally)> = modules.into_values().collect();
+    let mut whole = Tally::default();
+    for (_, tally) in &modules {
+        whole.passed += tally.passed;
+        whole.failed += tally.failed;
+        whole.skipped += tally.skipped;
+        whole.operations += tally.operations;
+        whole.operations_passed += tally.operations_passed;
+        whole.messages += tally.messages;
+        whole.messages_asserted += tally.messages_asserted;
+    }
+    (modules, whole)
+}
+
+/// The human summary: every failure and skip with its reason, then one line per module and
+/// the total.
+pub fn summary(outcomes: &[Outcome], document: &Value) -> String {
+    let mut out = String::new();
+    for outcome in outcomes {
+        match &outcome.result {
+            Err(Fail::Failed(reason)) => {
+                let _ = writeln!(out, "FAILED  {}\n        {reason}", outcome.name);
+            }
+            Err(Fail::Skipped(reason)) => {
+                let _ = writeln!(out, "skipped {}: {reason}", outcome.name);
+            }
+            Ok(()) => {}
+        }
+    }
+    let (modules, whole) = tally(outcomes, document);
+    let line = |name: &str, tally: &Tally| {
+        format!(
+            "{name:<7} {} passed, {} failed, {} skipped; operations {}/{} passing; item messages asserted {}/{}",
+            tally.passed,
+            tally.failed,
+            tally.skipped,
+            tally.operations_passed,
+            tally.operations,
+            tally.messages_asserted,
+            tally.messages
+        )
+    };
+    for (module, tally) in &modules {
+        let _ = writeln!(out, "{}", line(module, tally));
+    }
+    let _ = writeln!(out, "{}", line("all", &whole));
+    out
+}
+
+/// The run as JUnit XML: one `testsuite` per module, one `testcase` per check (classname
+/// `<module>.<operationId>`), a `failure` or `skipped` element with its reason.
+pub fn junit(outcomes: &[Outcome], document: &Value) -> String {
+    let (modules, whole) = tally(outcomes, document);
+    let seconds = |outcomes: &mut dyn Iterator<Item = &Outcome>| {
+        outcomes
+            .map(|outcome| outcome.took.as_secs_f64())
+            .sum::<f64>()
+    };
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"core-conformance\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        whole.passed + whole.failed + whole.skipped,
+        whole.failed,
+        whole.skipped,
+        seconds(&mut outcomes.iter())
+    );
+    for (module, tally) in &modules {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+            escape(module),
+            tally.passed + tally.failed + tally.skipped,
+            tally.failed,
+            tally.skipped,
+            seconds(
+                &mut outcomes
+                    .iter()
+                    .filter(|outcome| outcome.operation.module == *module)
+            )
+        );
+        for outcome in outcomes
+            .iter()
+            .filter(|outcome| outcome.operation.module == *module)
+        {
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\"",
+                escape(module),
+                escape(outcome.operation.id),
+                escape(&outcome.name),
+                outcome.took.as_secs_f64()
+            );
+            match &outcome.result {
+                Ok(()) => out.push_str("/>\n"),
+                Err(Fail::Failed(reason)) => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                        escape(first_line(reason)),
+                        escape(reason)
+                    );
+                }
+                Err(Fail::Skipped(reason)) => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        escape(reason)
+                    );
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// Text made safe for XML content and attributes (control characters XML cannot carry become
+/// `?`).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' | '\r' => out.push(ch),
+            ch if (ch as u32) < 0x20 || ch == '\u{FFFE}' || ch == '\u{FFFF}' => out.push('?'),
+            ch => out.push(ch),
+        }
+    }
+    out
+}

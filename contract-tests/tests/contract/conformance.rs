@@ -1,0 +1,92 @@
+//! The conformance runner's checks (`core-conformance`, one source with this suite) against a
+//! server with the runner's fixture, on SQLite and, when `CORE_TEST_POSTGRES_URL` is set,
+//! PostgreSQL; and the proof that the runner catches a deviation: a server made deliberately
+//! wrong (`Settings::fault`) fails exactly the checks the deviation breaks.
+
+use std::{collections::BTreeSet, sync::Arc};
+
+use contract_tests::{TestServer, backends, coverage, fixture};
+use core_conformance::{Fail, Kind, LIMITED_ROLE, Outcome, Target, checks, judge, report};
+use core_server::{auth, settings::Fault};
+
+/// Loads the runner's fixture into a server, issues the limited caller's token, runs every
+/// check, and records what passed as coverage evidence of this suite.
+async fn run(server: &TestServer) -> Vec<Outcome> {
+    server
+        .load(&fixture(
+            serde_json::from_str(core_conformance::FIXTURE).expect("the fixture is JSON"),
+        ))
+        .await;
+    let limited = auth::issue(
+        &server.database,
+        "core-conformance",
+        &[LIMITED_ROLE.to_string()],
+    )
+    .await
+    .expect("a token of the limited role");
+    let target = Target::new(&server.url(""), &server.token, Some(&limited)).expect("a target");
+    let outcomes = core_conformance::run(Arc::new(target), &checks::all(), |_| {}).await;
+    coverage::conformance(&outcomes);
+    outcomes
+}
+
+fn failed(outcomes: &[Outcome]) -> BTreeSet<String> {
+    outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome.result, Err(Fail::Failed(_))))
+        .map(|outcome| outcome.name.clone())
+        .collect()
+}
+
+async fn every_conformance_check_passes_against_the_fixture() {
+    for url in backends("conformance checks").await {
+        let server = TestServer::start_on(&url).await;
+        let outcomes = run(&server).await;
+        let summary = report::summary(&outcomes, judge::published());
+        eprintln!("{summary}");
+        let (_, whole) = report::tally(&outcomes, judge::published());
+        assert_eq!(whole.failed, 0, "{summary}");
+        assert_eq!(whole.skipped, 0, "{summary}");
+        assert_eq!(
+            whole.operations_passed,
+            core_api::operations::ALL.len(),
+            "{summary}"
+        );
+        // A second run on the same data passes too: checks write under names of their own run.
+        let again = run(&server).await;
+        assert!(failed(&again).is_empty(), "{:?}", failed(&again));
+        server.stop().await;
+    }
+}
+
+async fn the_runner_fails_exactly_the_checks_a_deviation_breaks() {
+    let all = checks::all();
+    let envelope: BTreeSet<String> = all
+        .iter()
+        .filter(|check| check.kind == Kind::Envelope)
+        .map(|check| check.name.clone())
+        .collect();
+    assert_eq!(
+        envelope.len(),
+        19,
+        "one envelope check per operation answering a message"
+    );
+    let deviations = [
+        (Fault::DropMeta, envelope),
+        (
+            Fault::WrongSuccessText,
+            BTreeSet::from(["keywordsPersist: creates a keyword".to_string()]),
+        ),
+    ];
+    for (fault, expected) in deviations {
+        let server = TestServer::start_with(|settings| settings.fault = Some(fault)).await;
+        let outcomes = run(&server).await;
+        assert_eq!(failed(&outcomes), expected, "{fault:?}");
+        server.stop().await;
+    }
+}
+
+contract_tests::trials!(
+    every_conformance_check_passes_against_the_fixture,
+    the_runner_fails_exactly_the_checks_a_deviation_breaks,
+);

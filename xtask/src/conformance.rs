@@ -1,0 +1,132 @@
+//! `cargo xtask conformance`: the conformance runner against core-server as an operator would
+//! run it, on SQLite and (when `CORE_TEST_POSTGRES_URL` is set) PostgreSQL: the fixture printed
+//! by `core-conformance fixture` and loaded with `core-server import`, tokens issued with
+//! `core-server token issue`, `serve`, then `core-conformance` with JUnit output under
+//! `target/xtask-conformance/`. On PostgreSQL the database is used as it is, as a shared staging
+//! server would be: the checks name what they write by run, so runs can follow one another.
+
+use std::{
+    path::Path,
+    process::{Command, Stdio},
+};
+
+use anyhow::{Context, Result, bail};
+
+use crate::{
+    python::status,
+    server::{Running, free_address, wait_until_healthy},
+};
+
+/// Runs the chore.
+pub fn run(root: &Path) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    status(
+        Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "core-server",
+                "-p",
+                "core-conformance",
+                "--bins",
+            ])
+            .current_dir(root),
+        "cargo build --bin core-server --bin core-conformance",
+    )?;
+    let folder = root.join("target/xtask-conformance");
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)?;
+    }
+    std::fs::create_dir_all(&folder)?;
+    let server = root.join("target/debug/core-server");
+    let runner = root.join("target/debug/core-conformance");
+    let fixture = folder.join("fixture.json");
+    let printed = Command::new(&runner)
+        .arg("fixture")
+        .output()
+        .context("core-conformance fixture")?;
+    if !printed.status.success() {
+        bail!("core-conformance fixture failed ({})", printed.status);
+    }
+    std::fs::write(&fixture, &printed.stdout)?;
+    let mut backends = vec![(
+        "sqlite",
+        format!("sqlite://{}", folder.join("core.db").display()),
+    )];
+    match std::env::var("CORE_TEST_POSTGRES_URL") {
+        Ok(url) => backends.push(("postgres", url)),
+        Err(_) => {
+            eprintln!("xtask: conformance on SQLite only (CORE_TEST_POSTGRES_URL is not set)")
+        }
+    }
+    for (name, url) in backends {
+        eprintln!("xtask: conformance of core-server on {name}");
+        status(
+            Command::new(&server)
+                .arg("import")
+                .arg(&fixture)
+                .args(["--database-url", &url])
+                .stdout(Stdio::null()),
+            "core-server import (the fixture)",
+        )?;
+        let token = issue(&server, &url, "core-conformance-admin", "admin")?;
+        let limited = issue(
+            &server,
+            &url,
+            "core-conformance",
+            "core-conformance-limited",
+        )?;
+        let address = free_address()?;
+        let _running = Running::start(
+            Command::new(&server)
+                .args(["serve", "--bind", &address, "--database-url", &url])
+                .env("CORE_LOG", "warn")
+                .stdout(Stdio::null()),
+            address.clone(),
+        )?;
+        wait_until_healthy(&address)?;
+        let junit = folder.join(format!("{name}.junit.xml"));
+        let outcome = status(
+            Command::new(&runner)
+                .args(["--base-url", &format!("http://{address}")])
+                .args(["--token", &token, "--limited-token", &limited])
+                .arg("--junit")
+                .arg(&junit),
+            "core-conformance",
+        );
+        for user in ["core-conformance-admin", "core-conformance"] {
+            status(
+                Command::new(&server)
+                    .args(["token", "revoke", "--user", user, "--database-url", &url])
+                    .stdout(Stdio::null()),
+                "core-server token revoke",
+            )?;
+        }
+        outcome?;
+        eprintln!("xtask: JUnit report: {}", junit.display());
+    }
+    Ok(())
+}
+
+/// Issues a token of one role with `core-server token issue`.
+fn issue(server: &Path, url: &str, user: &str, role: &str) -> Result<String> {
+    let output = Command::new(server)
+        .args([
+            "token",
+            "issue",
+            "--user",
+            user,
+            "--role",
+            role,
+            "--database-url",
+            url,
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("core-server token issue")?;
+    if !output.status.success() {
+        bail!("core-server token issue failed ({})", output.status);
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
