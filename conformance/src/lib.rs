@@ -40,6 +40,7 @@ pub struct Target {
     base: String,
     token: String,
     limited: Option<String>,
+    glossary: Option<i64>,
     client: reqwest::Client,
     run: String,
     counter: AtomicU64,
@@ -65,6 +66,7 @@ impl Target {
             base,
             token: token.to_string(),
             limited: limited.map(str::to_string),
+            glossary: None,
             client,
             run: format!("cf{}", &run[..10]),
             counter: AtomicU64::new(0),
@@ -83,6 +85,23 @@ impl Target {
     /// The URL of a path.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// Gives the numeric id of the fixture's glossary `CF-GL-2` on the server under test (the
+    /// interface has no operation that reveals it), for the copy and move checks.
+    pub fn with_glossary_id(mut self, id: Option<i64>) -> Target {
+        self.glossary = id;
+        self
+    }
+
+    /// The id of `CF-GL-2`, or why a check needing it is skipped.
+    pub fn glossary_id(&self) -> Result<i64, Fail> {
+        self.glossary.ok_or_else(|| {
+            Fail::Skipped(
+                "needs --glossary-id (the numeric id of the fixture's glossary CF-GL-2 on the server)"
+                    .into(),
+            )
+        })
     }
 
     /// The token of the limited caller, or why a check needing it is skipped.

@@ -89,6 +89,28 @@ pub fn tally(outcomes: &[Outcome], document: &Value) -> (Vec<(&'static str, Tall
     (modules, whole)
 }
 
+/// The item messages stated by the operations' descriptions that no passing check asserted, by
+/// operation id.
+pub fn unasserted(outcomes: &[Outcome], document: &Value) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for operation in core_api::operations::ALL {
+        for template in said::stated(document, operation) {
+            let asserted = outcomes.iter().any(|outcome| {
+                outcome.operation.id == operation.id
+                    && outcome.result.is_ok()
+                    && outcome
+                        .says
+                        .iter()
+                        .any(|text| said::matches(&template, text))
+            });
+            if !asserted {
+                out.push((operation.id, template));
+            }
+        }
+    }
+    out
+}
+
 /// The human summary: every failure and skip with its reason, then one line per module and
 /// the total.
 pub fn summary(outcomes: &[Outcome], document: &Value) -> String {
@@ -117,6 +139,13 @@ pub fn summary(outcomes: &[Outcome], document: &Value) -> String {
             tally.messages
         )
     };
+    let unasserted = unasserted(outcomes, document);
+    if !unasserted.is_empty() {
+        let _ = writeln!(out, "item messages no passing check asserted:");
+        for (operation, template) in &unasserted {
+            let _ = writeln!(out, "  {operation}: \"{template}\"");
+        }
+    }
     for (module, tally) in &modules {
         let _ = writeln!(out, "{}", line(module, tally));
     }

@@ -6,17 +6,10 @@ use serde_json::Value;
 
 use crate::{TestServer, coverage};
 
-/// The media type an operation lists for a representation, as the document names it.
+/// The media type an operation lists for a representation, as the document names it (the
+/// runner's lookup; a test asking for one the operation does not list is a mistake of the test).
 pub fn media(operation: &Operation, representation: Representation) -> &'static str {
-    let listed = operation
-        .request
-        .iter()
-        .flat_map(|body| body.media)
-        .chain(operation.response.media);
-    listed
-        .into_iter()
-        .find(|media| media.representation == representation)
-        .map(|media| media.name)
+    core_conformance::exchange::media(operation, representation)
         .unwrap_or_else(|| panic!("{} lists no {representation:?} media type", operation.id))
 }
 
