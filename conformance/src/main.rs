@@ -74,6 +74,12 @@ fn main() -> ExitCode {
     let mut all = checks::all();
     if let Some(only) = &cli.only {
         all.retain(|check| check.name.contains(only.as_str()));
+        if all.is_empty() {
+            eprintln!(
+                "core-conformance: no check's name contains {only:?} (see `core-conformance list`)"
+            );
+            return ExitCode::from(2);
+        }
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

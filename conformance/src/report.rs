@@ -243,3 +243,81 @@ fn escape(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::Kind;
+
+    fn outcome(name: &str, result: crate::Checked) -> Outcome {
+        Outcome {
+            name: name.to_string(),
+            operation: &core_api::operations::KEYWORDS_PERSIST,
+            kind: Kind::Messages,
+            says: vec!["The keyword has been created successfully"],
+            result,
+            took: Duration::from_millis(5),
+        }
+    }
+
+    #[test]
+    fn failures_and_skips_are_counted_reported_and_escaped() {
+        let outcomes = [
+            outcome("keywordsPersist: creates a keyword", Ok(())),
+            outcome(
+                "keywordsPersist: <b> & \"c\"",
+                Err(Fail::because("expected 200, got 500\nsecond line")),
+            ),
+            outcome(
+                "keywordsPersist: limited",
+                Err(Fail::Skipped("needs --limited-token".into())),
+            ),
+        ];
+        let document = crate::judge::published();
+        let (modules, whole) = tally(&outcomes, document);
+        assert_eq!((whole.passed, whole.failed, whole.skipped), (1, 1, 1));
+        let common = &modules
+            .iter()
+            .find(|(name, _)| *name == "Common")
+            .expect("Common")
+            .1;
+        assert_eq!((common.operations, common.operations_passed), (9, 0));
+        assert_eq!(whole.messages_asserted, 1);
+        let text = summary(&outcomes, document);
+        assert!(
+            text.contains("FAILED  keywordsPersist: <b> & \"c\"\n        expected 200, got 500"),
+            "{text}"
+        );
+        assert!(
+            text.contains("skipped keywordsPersist: limited: needs --limited-token"),
+            "{text}"
+        );
+        assert!(
+            text.contains("all     1 passed, 1 failed, 1 skipped; operations 0/27 passing"),
+            "{text}"
+        );
+        let xml = junit(&outcomes, document);
+        assert!(
+            xml.contains(
+                "<testsuites name=\"core-conformance\" tests=\"3\" failures=\"1\" skipped=\"1\""
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("name=\"keywordsPersist: &lt;b&gt; &amp; &quot;c&quot;\""),
+            "{xml}"
+        );
+        assert!(xml.contains("<failure message=\"expected 200, got 500\">expected 200, got 500\nsecond line</failure>"), "{xml}");
+        assert!(
+            xml.contains("<skipped message=\"needs --limited-token\"/>"),
+            "{xml}"
+        );
+        assert_eq!(
+            xml.matches("<testsuite ").count(),
+            5,
+            "one suite per module"
+        );
+    }
+}
