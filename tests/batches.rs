@@ -138,7 +138,7 @@ async fn kill_during_batch(url: &str) -> bool {
 
 async fn nothing_of_a_killed_batch_is_stored(url: impl Fn() -> String) {
     // A machine fast enough to finish the batch before the kill lands gets more tries.
-    for _ in 0..5 {
+    for _ in 0..20 {
         if kill_during_batch(&url()).await {
             eprintln!("killed during a batch of {ITEMS} items: none stored; sent again, all whole");
             return;
@@ -167,7 +167,7 @@ async fn postgres_stores_nothing_of_a_batch_killed_before_its_commit() {
         return;
     };
     let mut urls = Vec::new();
-    for _ in 0..5 {
+    for _ in 0..20 {
         urls.push(
             core_server::testing::fresh_postgres_schema(&base)
                 .await

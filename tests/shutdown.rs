@@ -119,7 +119,7 @@ async fn sigterm_lets_a_running_batch_finish_and_leaves_no_write_ahead_log() {
     let folder = std::env::temp_dir().join(format!("core-server-term-{}", std::process::id()));
     // A machine fast enough to finish the batch before the signal lands gets more tries.
     let mut during = false;
-    for _ in 0..5 {
+    for _ in 0..20 {
         if terminate_during_batch(&folder).await {
             during = true;
             break;
