@@ -16,7 +16,10 @@ use serde_json::Value;
 
 use crate::{Check, Checked, Fail, Kind, Target, judge};
 
-use super::{error_body, requests::persist};
+use super::{
+    error_body, requests,
+    requests::{attribute, channel, classification, delete_classification, keyword, persist},
+};
 
 /// A body made from the scenario's unique name.
 type Make = fn(&str) -> Value;
@@ -276,10 +279,6 @@ pub fn all() -> Vec<Check> {
     scenarios.into_iter().map(Scenario::check).collect()
 }
 
-fn keyword(_: &str) -> Value {
-    serde_json::json!({"kwds": {"kwd": [{"parentPath": "/core-conformance", "name": {"itm": [{"value": "{u}"}]}}]}})
-}
-
 /// A chain of keywords under `/core-conformance/<u>` whose last would have a path of 1,025
 /// characters (names are at most 255).
 fn long_paths(u: &str) -> Value {
@@ -297,27 +296,8 @@ fn long_paths(u: &str) -> Value {
     serde_json::json!({"kwds": {"kwd": items}})
 }
 
-fn glossary_entry(_: &str) -> Value {
-    serde_json::json!({"glossaryEntries": {"glossaryEntry": [{"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
-        "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": "{u}"}]}}]}})
-}
-
 fn delete_glossary_entry(_: &str) -> Value {
     serde_json::json!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "id": "{id}"}]}})
-}
-
-fn classification(_: &str) -> Value {
-    serde_json::json!({"classes": {"class": [{"tid": "CF-{u}", "name": {"itm": [{"value": "CF-{u}"}]}}]},
-        "nodes": {"node": [{"class": "CF-{u}", "path": "/CF-{u}", "name": {"itm": [{"value": "CF-{u}"}]}}]}})
-}
-
-fn delete_classification(_: &str) -> Value {
-    serde_json::json!({"actions": {"action": [{"dataType": "classification", "type": "delete", "tid": "CF-{u}"}]}})
-}
-
-fn attribute(_: &str) -> Value {
-    serde_json::json!({"attrs": {"attr": [{"nodePath": "/CF-{u}", "key": "CF-Spare", "level": "p",
-        "inheritance": "visible", "restriction": "optional", "localized": false}]}})
 }
 
 fn common() -> Vec<Scenario> {
@@ -355,10 +335,10 @@ fn common() -> Vec<Scenario> {
             .send(body!({"kwds": {"kwd": [{"parentPath": "/core-conformance", "name": {"itm": [{"value": "{u}"}, {"value": "{u}b"}]}}]}}))
             .records(&[("ERROR", "The default name is given more than once")]),
         scenario(&op::GLOSSARY_ENTRIES_PERSIST, "creates an entry", &["The glossary entry has been created successfully"])
-            .send(glossary_entry)
+            .send(requests::glossary_entry_create)
             .records(&[("SUCCESS", "The glossary entry has been created successfully")]),
         scenario(&op::GLOSSARY_ENTRIES_PERSIST, "updates an entry", &["The glossary entry has been updated successfully"])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(body!({"glossaryEntries": {"glossaryEntry": [{"id": "{id}", "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": "{u}b"}]}}]}}))
             .records(&[("SUCCESS", "The glossary entry has been updated successfully")])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
@@ -382,25 +362,25 @@ fn common() -> Vec<Scenario> {
                 "meta": {"itm": [{"key": "value", "loc": "xx_XX", "value": "{u}"}]}}]}}))
             .records(&[("ERROR", "Unknown locale 'xx_XX'")]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "deletes an entry", &["The glossary entry has been deleted successfully"])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(delete_glossary_entry)
             .records(&[("SUCCESS", "The glossary entry has been deleted successfully")]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "copies an entry", &["The glossary entry has been copied successfully"])
             .glossary()
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "{glossary}"}]}}]}}))
             .records(&[("SUCCESS", "The glossary entry has been copied successfully")])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "moves an entry", &["The glossary entry has been moved successfully"])
             .glossary()
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "moveToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "{glossary}"}]}}]}}))
             .records(&[("SUCCESS", "The glossary entry has been moved successfully")])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "refuses an unknown target glossary", &["There is no glossary with the given identity"])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "2000000000"}]}}]}}))
             .records(&[("ERROR", "There is no glossary with the given identity")])
@@ -409,7 +389,7 @@ fn common() -> Vec<Scenario> {
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "tid": "CF-{u}"}]}}))
             .records(&[("ERROR", "There is no glossary entry with the given tid/identity")]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "refuses a copy without glossaryId", &["Missing required value 'glossaryId'"])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}"}]}}))
             .records(&[("ERROR", "Missing required value 'glossaryId'")])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
@@ -511,10 +491,6 @@ fn common() -> Vec<Scenario> {
             .send(body!({"links": {"itms": [{"type": "assetToCF", "itms": [{"itm": [{"key": "assetTid", "value": "CF-A-1"}]}]}]}}))
             .records(&[("ERROR", "Unsupported link type 'assetToCF'")]),
     ]
-}
-
-fn channel(_: &str) -> Value {
-    serde_json::json!({"projects": {"project": [{"tid": "CF-{u}", "parentTid": "CF-Root", "type": "CF-Catalog", "name": "Conformance {u}"}]}})
 }
 
 fn cm() -> Vec<Scenario> {

@@ -85,8 +85,7 @@ fn access(operation: &'static Operation) -> Vec<Check> {
                         preferred(operation),
                     )
                     .await?;
-                    answer.status(403)?;
-                    error_body(operation, &answer, 403).map(|_| ())
+                    refused(operation, &answer, 403)
                 })
             },
         ));
@@ -98,10 +97,7 @@ fn access(operation: &'static Operation) -> Vec<Check> {
 /// expects nothing to be done).
 async fn good_read(target: &Target, operation: &'static Operation) -> Result<Request, Fail> {
     if writes(operation) {
-        Ok(Request {
-            query: String::new(),
-            body: Some(serde_json::json!({})),
-        })
+        Ok(Request::body(serde_json::json!({})))
     } else {
         good(target, operation).await
     }
@@ -127,6 +123,12 @@ fn unauthorized(operation: &'static Operation, answer: &Answer) -> Checked {
         )));
     }
     Ok(())
+}
+
+/// An error answer with this status and the body the document lists for it.
+fn refused(operation: &'static Operation, answer: &Answer, status: u16) -> Checked {
+    answer.status(status)?;
+    error_body(operation, answer, status).map(|_| ())
 }
 
 /// An error answer's body as a tree, in the representation its `Content-Type` names, valid for
@@ -209,7 +211,7 @@ fn representations(operation: &'static Operation) -> Vec<Check> {
                     let request = good(&target, operation).await?;
                     let answer =
                         send(&target, operation, &request, None, media.representation).await?;
-                    requests::clean(&target, operation, &request).await;
+                    requests::clean(&target, &request).await;
                     answer.status(200)?;
                     if answer.content_type != media.name {
                         return Err(Fail::because(format!(
@@ -266,7 +268,7 @@ fn representations(operation: &'static Operation) -> Vec<Check> {
                         .accept(Representation::Json)
                         .send()
                         .await?;
-                    requests::clean(&target, operation, &request).await;
+                    requests::clean(&target, &request).await;
                     answer.status(200)?;
                     let Some(schema) = operation.response.schema else {
                         return Ok(());
@@ -374,7 +376,7 @@ fn envelope_of(operation: &Operation) -> bool {
 async fn envelope(target: Arc<Target>, operation: &'static Operation) -> Checked {
     let request = good(&target, operation).await?;
     let answer = send(&target, operation, &request, None, Representation::Json).await?;
-    requests::clean(&target, operation, &request).await;
+    requests::clean(&target, &request).await;
     answer.status(200)?;
     let body = answer.json()?;
     if body["schemaVersion"] != core_api::document::SCHEMA_VERSION {
@@ -444,8 +446,7 @@ fn errors(operation: &'static Operation) -> Vec<Check> {
                         .accept(preferred(operation))
                         .send()
                         .await?;
-                    answer.status(400)?;
-                    error_body(operation, &answer, 400).map(|_| ())
+                    refused(operation, &answer, 400)
                 })
             },
         ));
@@ -461,8 +462,7 @@ fn errors(operation: &'static Operation) -> Vec<Check> {
                         .accept_raw("application/json")
                         .send()
                         .await?;
-                    answer.status(415)?;
-                    error_body(operation, &answer, 415).map(|_| ())
+                    refused(operation, &answer, 415)
                 })
             },
         ));
@@ -482,8 +482,7 @@ fn errors(operation: &'static Operation) -> Vec<Check> {
                     call = call.json(body);
                 }
                 let answer = call.send().await?;
-                answer.status(406)?;
-                error_body(operation, &answer, 406).map(|_| ())
+                refused(operation, &answer, 406)
             })
         },
     ));

@@ -14,14 +14,34 @@ pub struct Request {
     pub query: String,
     /// The body as default JSON, when the operation takes one.
     pub body: Option<Value>,
+    /// What deletes the records it (or its setup) creates, sent after the check ([`clean`]).
+    pub cleanup: Vec<(&'static Operation, Value)>,
 }
 
 impl Request {
-    fn body(body: Value) -> Request {
+    /// A request with this body and no query.
+    pub fn body(body: Value) -> Request {
         Request {
             query: String::new(),
             body: Some(body),
+            cleanup: Vec::new(),
         }
+    }
+
+    /// A request with this query and no body.
+    fn query(query: &str) -> Request {
+        Request {
+            query: query.to_string(),
+            body: None,
+            cleanup: Vec::new(),
+        }
+    }
+
+    /// Deletes classification `CF-<name>` (with its nodes and attributes) after the check.
+    fn then_delete_classification(mut self, name: &str) -> Request {
+        self.cleanup
+            .push((&op::CLASSES_PERFORM, delete_classification(name)));
+        self
     }
 }
 
@@ -45,9 +65,7 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
             json!({"path": "/core-conformance/Season", "level": -1, "retrieveLinks": true}),
         ),
         "keywordsPersist" => Request::body(keyword(&u)),
-        "glossaryEntriesPersist" => Request::body(json!({"glossaryEntries": {"glossaryEntry": [
-            {"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
-             "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": u}]}}]}})),
+        "glossaryEntriesPersist" => Request::body(glossary_entry_create(&u)),
         "glossaryEntriesPerform" => {
             let id = glossary_entry(target, &u).await?;
             Request::body(
@@ -71,12 +89,9 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
         "channelsPersist" => Request::body(channel(&u)),
         "retrieveChannelBriefings" => Request::body(json!({"tids": ["CF-Page"],
             "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "CF.BriefingModule"}})),
-        "getClasses" => Request {
-            query: String::new(),
-            body: None,
-        },
+        "getClasses" => Request::query(""),
         "classesRetrieve" => Request::body(json!({"tids": ["CF-Apparel"], "withNodes": true})),
-        "classesPersist" => Request::body(classification(&u)),
+        "classesPersist" => Request::body(classification(&u)).then_delete_classification(&u),
         "classesPerform" => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
             Request::body(delete_classification(&u))
@@ -89,7 +104,7 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
         ),
         "attributesPersist" => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
-            Request::body(attribute(&u))
+            Request::body(attribute(&u)).then_delete_classification(&u)
         }
         "attributesPerform" => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
@@ -105,6 +120,7 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
             Request::body(
                 json!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": id}]}}),
             )
+            .then_delete_classification(&u)
         }
         "attributeDefinitionsQuery" => Request::body(json!({"types": ["ref"]})),
         // Refused (the definition is in use), so that the fixture stays whole.
@@ -116,10 +132,7 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
             json!({"links": {"itms": [{"type": "peoToProject", "itms": [{"itm": [
             {"key": "peoTid", "value": "CF-PEO-2"}, {"key": "projectTid", "value": "CF-Web"}]}]}]}}),
         ),
-        "assetsVersionsBin" => Request {
-            query: "assetTid=CF-A-1&versionNumber=1".into(),
-            body: None,
-        },
+        "assetsVersionsBin" => Request::query("assetTid=CF-A-1&versionNumber=1"),
         other => {
             return Err(Fail::because(format!(
                 "the runner has no request for {other}; update core-conformance"
@@ -128,42 +141,10 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
     })
 }
 
-/// What a cleanup after a write deletes: the classifications a request created.
-pub async fn clean(target: &Target, operation: &'static Operation, request: &Request) {
-    if !matches!(operation.id, "classesPersist" | "attributesPersist") {
-        return;
-    }
-    let tids: Vec<String> = request
-        .body
-        .as_ref()
-        .and_then(|body| body["classes"]["class"].as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .chain(
-            request
-                .body
-                .as_ref()
-                .and_then(|body| body["attrs"]["attr"].as_array().cloned())
-                .unwrap_or_default()
-                .iter(),
-        )
-        .filter_map(|item| {
-            item["tid"].as_str().map(str::to_string).or_else(|| {
-                item["nodePath"]
-                    .as_str()
-                    .and_then(|path| path.strip_prefix('/'))
-                    .map(str::to_string)
-            })
-        })
-        .collect();
-    for tid in tids {
-        let _ = persist(
-            target,
-            &op::CLASSES_PERFORM,
-            json!({"actions": {"action": [
-            {"dataType": "classification", "type": "delete", "tid": tid}]}}),
-        )
-        .await;
+/// Sends a request's cleanup; a cleanup that fails leaves a record behind, not a failed check.
+pub async fn clean(target: &Target, request: &Request) {
+    for (operation, body) in &request.cleanup {
+        let _ = persist(target, operation, body.clone()).await;
     }
 }
 
@@ -196,14 +177,18 @@ pub fn attribute(name: &str) -> Value {
         "inheritance": "visible", "restriction": "optional", "localized": false}]}})
 }
 
+/// A glossary entry create in `CF-GL-1` (a term in `de_DE`) with the value `value`.
+pub fn glossary_entry_create(value: &str) -> Value {
+    json!({"glossaryEntries": {"glossaryEntry": [{"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
+        "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": value}]}}]}})
+}
+
 /// Creates a glossary entry in `CF-GL-1` with the value `value`; answers its id.
 pub async fn glossary_entry(target: &Target, value: &str) -> Result<i64, Fail> {
     let records = persist(
         target,
         &op::GLOSSARY_ENTRIES_PERSIST,
-        json!({"glossaryEntries": {"glossaryEntry": [
-        {"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
-         "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": value}]}}]}}),
+        glossary_entry_create(value),
     )
     .await?;
     records
