@@ -94,6 +94,11 @@ fn credential(header: Option<&[u8]>) -> Result<(&str, &str), AuthError> {
     Ok(token.trim().split_once('.').ok_or(AuthFailure::Unknown)?)
 }
 
+/// The selector of the bearer token in an `Authorization` header value, when it is one.
+pub fn selector(header: Option<&[u8]>) -> Option<&str> {
+    credential(header).ok().map(|(selector, _)| selector)
+}
+
 /// Checks the `Authorization` header value and finds the caller in the database.
 pub async fn authenticate(database: &Database, header: Option<&[u8]>) -> Result<Caller, AuthError> {
     let (selector, secret) = credential(header)?;
@@ -110,15 +115,15 @@ async fn verify(
     secret: &str,
 ) -> Result<(Caller, String), AuthError> {
     // One round trip: the token's row repeated for each of its roles' grants.
-    let rows = sqlx::query(
+    let rows = sqlx::query(sql!(
         "SELECT t.secret_hash, u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
          FROM tokens t JOIN users u ON u.id = t.user_id \
          LEFT JOIN token_roles tr ON tr.token_id = t.id LEFT JOIN roles r ON r.id = tr.role_id \
          LEFT JOIN role_grants g ON g.role_id = r.id \
-         WHERE t.selector = $1 AND t.revoked_at IS NULL",
-    )
+         WHERE t.selector = $1 AND t.revoked_at IS NULL"
+    ))
     .bind(selector)
-    .fetch_all(database.pool())
+    .fetch_all(database.reads())
     .await?;
     let Some(first) = rows.first() else {
         return Err(AuthFailure::Unknown.into());
@@ -170,6 +175,9 @@ struct Kept {
     checked: Option<std::time::Instant>,
     /// Selector → (hash of the secret, caller).
     callers: std::collections::HashMap<String, (String, std::sync::Arc<Caller>)>,
+    /// Tokens refused at this revision (selector and hash of the secret): refused again without
+    /// a lookup until the revision moves, so a flood of one unknown token costs one query.
+    refused: std::collections::HashSet<(String, String)>,
 }
 
 impl Callers {
@@ -183,16 +191,36 @@ impl Callers {
         let (selector, secret) = credential(header)?;
         let revision = self.current(database).await?;
         let hash = hash_secret(secret);
-        if let Some((stored, caller)) = self.read().callers.get(selector) {
-            return if constant_time_eq(stored.as_bytes(), hash.as_bytes()) {
-                Ok(std::sync::Arc::clone(caller))
-            } else {
-                Err(AuthFailure::Unknown.into())
-            };
+        {
+            let kept = self.read();
+            if let Some((stored, caller)) = kept.callers.get(selector) {
+                return if constant_time_eq(stored.as_bytes(), hash.as_bytes()) {
+                    Ok(std::sync::Arc::clone(caller))
+                } else {
+                    Err(AuthFailure::Unknown.into())
+                };
+            }
+            if kept.refused.contains(&(selector.to_string(), hash.clone())) {
+                return Err(AuthFailure::Unknown.into());
+            }
         }
-        let (caller, stored) = verify(database, selector, secret).await?;
-        let caller = std::sync::Arc::new(caller);
+        let verified = verify(database, selector, secret).await;
         let mut kept = self.write();
+        let (caller, stored) = match verified {
+            Ok(verified) => verified,
+            Err(AuthError::Failure(failure)) => {
+                // A refusal read before the revision moved is not kept.
+                if kept.revision == revision {
+                    if kept.refused.len() >= KEPT {
+                        kept.refused.clear();
+                    }
+                    kept.refused.insert((selector.to_string(), hash));
+                }
+                return Err(failure.into());
+            }
+            Err(error) => return Err(error),
+        };
+        let caller = std::sync::Arc::new(caller);
         // A caller read before the revision moved is not kept.
         if kept.revision == revision {
             if kept.callers.len() >= KEPT {
@@ -216,17 +244,30 @@ impl Callers {
         if checked.is_some_and(|checked| checked.elapsed() < REVISION_CHECK) {
             return Ok(revision);
         }
-        let now: i64 =
-            sqlx::query_scalar("SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1")
-                .fetch_one(database.pool())
-                .await?;
+        let now: i64 = sqlx::query_scalar(sql!(
+            "SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1"
+        ))
+        .fetch_one(database.reads())
+        .await?;
         let mut kept = self.write();
         if kept.revision != now || kept.checked.is_none() {
             kept.callers.clear();
+            kept.refused.clear();
             kept.revision = now;
         }
         kept.checked = Some(std::time::Instant::now());
         Ok(kept.revision)
+    }
+
+    /// The selector of the token in an `Authorization` header value when this server verified
+    /// it and keeps it, with no database work: the caller the rate limit counts (D-37). A token
+    /// not kept (unknown, or not verified since the access revision moved) gives none.
+    pub fn kept(&self, header: Option<&[u8]>) -> Option<String> {
+        let (selector, secret) = credential(header).ok()?;
+        let kept = self.read();
+        let (stored, _) = kept.callers.get(selector)?;
+        constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes())
+            .then(|| selector.to_string())
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Kept> {
@@ -269,10 +310,10 @@ pub async fn issue(
     let now = now_utc();
     let mut transaction = database.write().await?;
     let user_id = ensure_user(&mut transaction, user, &now).await?;
-    let token_id: i64 = sqlx::query(
+    let token_id: i64 = sqlx::query(sql!(
         "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
-         RETURNING id",
-    )
+         RETURNING id"
+    ))
     .bind(&selector)
     .bind(hash_secret(&secret))
     .bind(user_id)
@@ -294,24 +335,24 @@ pub async fn revoke(database: &Database, target: Revoke<'_>) -> Result<u64, Acce
                 .trim()
                 .split_once('.')
                 .ok_or_else(|| AccessError::Invalid("not a token of this service".into()))?;
-            sqlx::query(
+            sqlx::query(sql!(
                 "UPDATE tokens SET revoked_at = $1 WHERE selector = $2 AND secret_hash = $3 \
-                 AND revoked_at IS NULL",
-            )
+                 AND revoked_at IS NULL"
+            ))
             .bind(&now)
             .bind(selector)
             .bind(hash_secret(secret))
-            .execute(database.pool())
+            .execute(database.writes())
             .await?
         }
         Revoke::User(user) => {
-            sqlx::query(
+            sqlx::query(sql!(
                 "UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND user_id IN \
-                 (SELECT id FROM users WHERE name = $2)",
-            )
+                 (SELECT id FROM users WHERE name = $2)"
+            ))
             .bind(&now)
             .bind(user)
-            .execute(database.pool())
+            .execute(database.writes())
             .await?
         }
     };
@@ -399,14 +440,14 @@ pub(crate) async fn ensure_user(
     name: &str,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-    )
+    sqlx::query(sql!(
+        "INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
+    ))
     .bind(name)
     .bind(now)
     .execute(&mut **transaction)
     .await?;
-    sqlx::query("SELECT id FROM users WHERE name = $1")
+    sqlx::query(sql!("SELECT id FROM users WHERE name = $1"))
         .bind(name)
         .fetch_one(&mut **transaction)
         .await?
@@ -418,11 +459,13 @@ pub(crate) async fn ensure_role(
     transaction: &mut Transaction<'_, Any>,
     name: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query("INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING")
-        .bind(name)
-        .execute(&mut **transaction)
-        .await?;
-    sqlx::query("SELECT id FROM roles WHERE name = $1")
+    sqlx::query(sql!(
+        "INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+    ))
+    .bind(name)
+    .execute(&mut **transaction)
+    .await?;
+    sqlx::query(sql!("SELECT id FROM roles WHERE name = $1"))
         .bind(name)
         .fetch_one(&mut **transaction)
         .await?
@@ -438,7 +481,7 @@ pub(crate) async fn add_grants(
     for grant in grants {
         let (kind, name) = grant.parts();
         sqlx::query(
-            "INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            sql!("INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"),
         )
         .bind(role_id)
         .bind(kind)
@@ -457,9 +500,9 @@ pub(crate) async fn add_token_roles(
 ) -> Result<(), sqlx::Error> {
     for role in roles {
         let role_id = ensure_role(transaction, role).await?;
-        sqlx::query(
-            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        )
+        sqlx::query(sql!(
+            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+        ))
         .bind(token_id)
         .bind(role_id)
         .execute(&mut **transaction)

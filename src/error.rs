@@ -35,6 +35,22 @@ pub enum ApiError {
     /// after `Retry-After`.
     #[error("{0} requests are running, the most this server takes at once; retry shortly")]
     Busy(usize),
+    /// The caller sent more requests than the rate limit allows (D-37); it may send again after
+    /// the duration (`Retry-After`, whole seconds).
+    #[error("this caller sent more than {limit} requests a second; retry in {} s", retry_seconds(.retry))]
+    TooManyRequests {
+        /// The limit, requests a second.
+        limit: u32,
+        /// How long until the caller may send again.
+        retry: std::time::Duration,
+    },
+    /// The database did not answer in time, or the connection to it was lost (D-37): 503 with
+    /// `Retry-After`. The cause is kept for the log.
+    #[error("the database is unavailable: {0}")]
+    DatabaseUnavailable(#[source] sqlx::Error),
+    /// The database has no room left to write (D-37): 507. The cause is kept for the log.
+    #[error("the database has no room left to write: {0}")]
+    StorageFull(#[source] sqlx::Error),
     /// The credential is missing or not good (D-03).
     #[error("{0}")]
     NotAuthorized(crate::auth::AuthFailure),
@@ -100,9 +116,24 @@ pub enum IssueCode {
     RequestTimeout = 1013,
     /// The server is busy.
     Busy = 1014,
+    /// The caller sent too many requests.
+    TooManyRequests = 1015,
+    /// The database is unavailable.
+    DatabaseUnavailable = 1016,
+    /// The database has no room left.
+    StorageFull = 1017,
 }
 
 impl IssueCode {
+    /// The `Retry-After` of an answer with this code, in seconds, where it has one.
+    pub fn retry_after(self) -> Option<u64> {
+        match self {
+            IssueCode::Busy => Some(1),
+            IssueCode::DatabaseUnavailable => Some(DATABASE_RETRY_SECONDS),
+            _ => None,
+        }
+    }
+
     /// The issue's `description`.
     pub fn description(self) -> &'static str {
         match self {
@@ -121,6 +152,9 @@ impl IssueCode {
             IssueCode::RangeNotSatisfiable => "Range not satisfiable",
             IssueCode::RequestTimeout => "Request timeout",
             IssueCode::Busy => "Service unavailable",
+            IssueCode::TooManyRequests => "Too many requests",
+            IssueCode::DatabaseUnavailable => "Database unavailable",
+            IssueCode::StorageFull => "Insufficient storage",
         }
     }
 }
@@ -135,16 +169,30 @@ impl From<crate::auth::AuthError> for ApiError {
     fn from(error: crate::auth::AuthError) -> ApiError {
         match error {
             crate::auth::AuthError::Failure(failure) => ApiError::NotAuthorized(failure),
-            crate::auth::AuthError::Database(error) => ApiError::Database(error),
+            crate::auth::AuthError::Database(error) => ApiError::from(error),
         }
     }
 }
 
 impl From<sqlx::Error> for ApiError {
+    /// A database that is away or full fails the request with 503 or 507; any other database
+    /// error is the service's fault (500).
     fn from(error: sqlx::Error) -> ApiError {
-        ApiError::Database(error)
+        match crate::storage::outage(&error) {
+            Some(crate::storage::Outage::Unavailable) => ApiError::DatabaseUnavailable(error),
+            Some(crate::storage::Outage::Full) => ApiError::StorageFull(error),
+            None => ApiError::Database(error),
+        }
     }
 }
+
+/// Whole seconds to wait, at least one: what `Retry-After` says.
+pub fn retry_seconds(wait: &std::time::Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+/// How long a caller is told to wait when the database is unavailable, in seconds.
+pub const DATABASE_RETRY_SECONDS: u64 = 5;
 
 impl From<EncodeError> for ApiError {
     fn from(error: EncodeError) -> ApiError {
@@ -172,7 +220,9 @@ impl ApiError {
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Busy(_) | ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::StorageFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::NotAuthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -197,6 +247,9 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
             ApiError::RequestTimeout(_) => IssueCode::RequestTimeout,
             ApiError::Busy(_) => IssueCode::Busy,
+            ApiError::TooManyRequests { .. } => IssueCode::TooManyRequests,
+            ApiError::DatabaseUnavailable(_) => IssueCode::DatabaseUnavailable,
+            ApiError::StorageFull(_) => IssueCode::StorageFull,
             ApiError::NotAuthorized(_) => IssueCode::NotAuthorized,
             ApiError::Forbidden(_) => IssueCode::NoAccess,
             ApiError::NotFound(_) => IssueCode::NotFound,
@@ -217,7 +270,9 @@ impl ApiError {
             ApiError::NotAcceptable(_) => "Not acceptable",
             ApiError::PayloadTooLarge(_) => "Payload too large",
             ApiError::RequestTimeout(_) => "Request timeout",
-            ApiError::Busy(_) => "Service unavailable",
+            ApiError::Busy(_) | ApiError::DatabaseUnavailable(_) => "Service unavailable",
+            ApiError::TooManyRequests { .. } => "Too many requests",
+            ApiError::StorageFull(_) => "Insufficient storage",
             ApiError::NotAuthorized(_) => "Not authorized",
             ApiError::Forbidden(_) => "No access to the endpoint",
             ApiError::NotFound(_) => "Not found",
@@ -233,6 +288,13 @@ impl ApiError {
         match self {
             ApiError::Database(_) | ApiError::Internal(_) => {
                 "the request could not be completed; quote the supportId when reporting it"
+                    .to_string()
+            }
+            ApiError::DatabaseUnavailable(_) => format!(
+                "the database did not answer in time; nothing of this request was saved, send it again in {DATABASE_RETRY_SECONDS} s"
+            ),
+            ApiError::StorageFull(_) => {
+                "the database has no room left to write; nothing of this request was saved"
                     .to_string()
             }
             other => crate::repr::text::printable(&other.to_string()),

@@ -9,9 +9,11 @@ use core_server::{
     repr::Limits,
     server,
     settings::{
-        DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_URL,
-        DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
-        DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV, Settings,
+        DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_TIMEOUT_SECONDS,
+        DEFAULT_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST, DEFAULT_RATE_LIMIT,
+        DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV,
+        RateLimit, Settings,
     },
     storage::Database,
 };
@@ -113,6 +115,25 @@ enum Command {
         /// `Retry-After`.
         #[arg(long, env = "CORE_MAX_IN_FLIGHT", default_value_t = DEFAULT_MAX_IN_FLIGHT, value_parser = clap::value_parser!(u32).range(1..))]
         max_in_flight: u32,
+        /// Seconds an answer may make no progress because the client does not take it; the
+        /// connection is then closed.
+        #[arg(long, env = "CORE_SEND_TIMEOUT", default_value_t = DEFAULT_SEND_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+        send_timeout: u64,
+        /// How many connections the server keeps open at once; one more is closed as soon as it
+        /// is accepted.
+        #[arg(long, env = "CORE_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..))]
+        max_connections: u32,
+        /// Requests a second a caller (a token; without a valid token, an address) may send on
+        /// average; beyond, 429 with `Retry-After`. 0 turns the limit off.
+        #[arg(long, env = "CORE_RATE_LIMIT", default_value_t = DEFAULT_RATE_LIMIT)]
+        rate_limit: u32,
+        /// Requests a caller may send at once after a pause.
+        #[arg(long, env = "CORE_RATE_BURST", default_value_t = DEFAULT_RATE_BURST, value_parser = clap::value_parser!(u32).range(1..))]
+        rate_burst: u32,
+        /// Seconds a request waits for the database (a connection, SQLite's write lock) before
+        /// it is answered 503 with `Retry-After`.
+        #[arg(long, env = "CORE_DATABASE_TIMEOUT", default_value_t = DEFAULT_DATABASE_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+        database_timeout: u64,
         /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
         /// `token` (any valid bearer token) or `open`.
         #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
@@ -228,6 +249,11 @@ fn main() -> ExitCode {
                 header_timeout,
                 body_timeout,
                 max_in_flight,
+                send_timeout,
+                max_connections,
+                rate_limit,
+                rate_burst,
+                database_timeout,
                 metrics_access,
             } => {
                 let settings = Settings {
@@ -244,6 +270,14 @@ fn main() -> ExitCode {
                     header_timeout: Duration::from_secs(header_timeout),
                     body_timeout: Duration::from_secs(body_timeout),
                     max_in_flight: max_in_flight as usize,
+                    send_timeout: Duration::from_secs(send_timeout),
+                    max_connections: max_connections as usize,
+                    rate_limit: RateLimit {
+                        per_second: rate_limit,
+                        burst: rate_burst,
+                    },
+                    database_timeout: Duration::from_secs(database_timeout),
+                    sqlite_max_pages: None,
                     metrics_access,
                     fault: None,
                 };

@@ -67,9 +67,17 @@ impl RunningServer {
     }
 }
 
+/// How many HTTP/2 streams one connection carries at once (D-37): the bound of requests in
+/// flight is the server's, this one keeps a single connection from taking all of it.
+pub const MAX_STREAMS: u32 = 32;
+
 /// Opens the database, binds the address and serves in the background.
 pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
-    let database = Database::connect(&settings.database_url).await?;
+    let options = crate::storage::Options {
+        timeout: settings.database_timeout,
+        sqlite_max_pages: settings.sqlite_max_pages,
+    };
+    let database = Database::connect_with(&settings.database_url, options).await?;
     let mut demo_token = None;
     if settings.demo {
         let (loaded, token) = crate::bootstrap::load_demo(&database).await?;
@@ -83,7 +91,10 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let bind = settings.bind;
     let transport = Transport {
         header_timeout: settings.header_timeout,
+        send_timeout: settings.send_timeout,
         shutdown_grace: settings.shutdown_grace,
+        max_connections: descriptors::connections(settings.max_connections),
+        max_streams: MAX_STREAMS,
     };
     let service = Arc::new(Service::new(settings, database.clone()));
     let listener = TcpListener::bind(bind)
@@ -109,4 +120,61 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         stop,
         task,
     })
+}
+
+/// The file descriptors a server needs: one per connection besides those of the database, the
+/// log and the listener.
+mod descriptors {
+    /// The descriptors kept for everything but connections.
+    const RESERVED: u64 = 256;
+
+    /// How many connections the server can keep open: `wanted`, once the process's limit on
+    /// open files is raised as far as it may go, or what that limit leaves room for (with a
+    /// warning), so that the cap refuses connections before `accept` starts to fail.
+    pub(super) fn connections(wanted: usize) -> usize {
+        let Some(limit) = raise(wanted as u64 + RESERVED) else {
+            return wanted;
+        };
+        let room = usize::try_from(limit.saturating_sub(RESERVED)).unwrap_or(usize::MAX);
+        if room < wanted {
+            tracing::warn!(
+                wanted,
+                open_files = limit,
+                max_connections = room.max(1),
+                "the limit on open files leaves room for fewer connections than --max-connections"
+            );
+            return room.max(1);
+        }
+        wanted
+    }
+
+    /// Raises the soft limit on open files towards `wanted` (within the hard limit); the soft
+    /// limit in force afterwards, or `None` where it cannot be read.
+    #[cfg(unix)]
+    fn raise(wanted: u64) -> Option<u64> {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `limit` is a valid, writable `rlimit` for the duration of the call.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return None;
+        }
+        if limit.rlim_cur < wanted {
+            let raised = libc::rlimit {
+                rlim_cur: wanted.min(limit.rlim_max),
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: `raised` is a valid `rlimit`; the call only reads it.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        Some(limit.rlim_cur)
+    }
+
+    #[cfg(not(unix))]
+    fn raise(_wanted: u64) -> Option<u64> {
+        None
+    }
 }

@@ -1,7 +1,15 @@
 //! The service: the state every operation works with. The operations themselves live in
 //! `modules/`, one file per specification module, each implementing its generated trait.
 
-use crate::{auth::Callers, metrics::Metrics, repr::Codec, settings::Settings, storage::Database};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use crate::{
+    auth::Callers, http::limit::Limiter, metrics::Metrics, repr::Codec, settings::Settings,
+    storage::Database,
+};
 
 /// The state shared by all requests.
 #[derive(Debug)]
@@ -15,7 +23,11 @@ pub struct Service {
     /// The callers this server verified (D-02).
     pub callers: Callers,
     /// The requests this server takes at once (`max_in_flight`, D-37): beyond them, 503.
-    pub in_flight: std::sync::Arc<tokio::sync::Semaphore>,
+    pub in_flight: Arc<tokio::sync::Semaphore>,
+    /// The requests each caller may send (`rate_limit`, D-37): beyond them, 429.
+    pub limiter: Limiter,
+    /// The last answer of the health check.
+    pub health: Health,
     /// The counters `GET /metrics` serves.
     pub metrics: Metrics,
 }
@@ -24,14 +36,76 @@ impl Service {
     /// A service over an open database.
     pub fn new(settings: Settings, database: Database) -> Service {
         let codec = Codec::new(settings.xml_namespace.clone(), settings.limits.clone());
-        let in_flight = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_in_flight));
+        let in_flight = Arc::new(tokio::sync::Semaphore::new(settings.max_in_flight));
+        let limiter = Limiter::new(settings.rate_limit);
         Service {
             settings,
             codec,
             database,
             callers: Callers::default(),
             in_flight,
+            limiter,
+            health: Health::default(),
             metrics: Metrics::default(),
         }
+    }
+}
+
+/// How long a health check's answer is reused: the database is asked at most this often,
+/// however often the check is called.
+const HEALTH_KEPT: Duration = Duration::from_secs(1);
+
+/// How long the health check waits for the database: a load balancer hears 503 within a second.
+const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// The health check's last answer, and the lock that keeps its probes one at a time.
+#[derive(Debug, Default)]
+pub struct Health {
+    last: std::sync::Mutex<Option<(Instant, bool)>>,
+    probe: tokio::sync::Mutex<()>,
+}
+
+impl Health {
+    /// Whether the database answers: the answer of a probe made within the last second, or of
+    /// a new probe (one at a time; callers arriving meanwhile wait for its answer, within the
+    /// probe's own bound).
+    pub async fn check(&self, database: &Database) -> bool {
+        if let Some(healthy) = self.recent() {
+            return healthy;
+        }
+        let Ok(_probe) = tokio::time::timeout(HEALTH_TIMEOUT, self.probe.lock()).await else {
+            return false;
+        };
+        if let Some(healthy) = self.recent() {
+            return healthy;
+        }
+        let healthy = match tokio::time::timeout(HEALTH_TIMEOUT, database.ping()).await {
+            Ok(Ok(())) => true,
+            Ok(Err(error)) => {
+                tracing::error!(%error, "health check: the database does not answer");
+                false
+            }
+            Err(_) => {
+                tracing::error!(
+                    timeout_ms = HEALTH_TIMEOUT.as_millis() as u64,
+                    "health check: the database did not answer in time"
+                );
+                false
+            }
+        };
+        *self.lock() = Some((Instant::now(), healthy));
+        healthy
+    }
+
+    fn recent(&self) -> Option<bool> {
+        self.lock()
+            .filter(|(at, _)| at.elapsed() < HEALTH_KEPT)
+            .map(|(_, healthy)| healthy)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Instant, bool)>> {
+        self.last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

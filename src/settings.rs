@@ -34,6 +34,18 @@ pub struct Settings {
     pub body_timeout: Duration,
     /// How many requests the server takes at once; beyond them it answers 503 (D-37).
     pub max_in_flight: usize,
+    /// How long an answer may make no progress because the client does not take it (D-37).
+    pub send_timeout: Duration,
+    /// How many connections the server keeps open at once; beyond them it closes new ones as
+    /// soon as they are accepted (D-37).
+    pub max_connections: usize,
+    /// How many requests a caller may send (D-37).
+    pub rate_limit: RateLimit,
+    /// How long a request waits for the database before it is answered 503 (D-37).
+    pub database_timeout: Duration,
+    /// The most pages an SQLite database file may grow to, so that tests can fill it like a full
+    /// disk. Only code sets it; no flag does.
+    pub sqlite_max_pages: Option<u64>,
     /// Who may read `GET /metrics`.
     pub metrics_access: MetricsAccess,
     /// A deliberate deviation from the document, for the conformance runner's own test (it must
@@ -49,6 +61,39 @@ pub enum Fault {
     /// A keyword create says "The keyword was created" instead of the documented "The keyword
     /// has been created successfully".
     WrongSuccessText,
+}
+
+/// How many requests a caller may send (`--rate-limit`, `--rate-burst`, D-37): on average
+/// `per_second` a second, and `burst` at once after a pause. Callers are counted by token, and
+/// requests without a valid token by the peer's address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests a second a caller may send on average; 0 turns the limit off.
+    pub per_second: u32,
+    /// Requests a caller may send at once after a pause (at least 1).
+    pub burst: u32,
+}
+
+impl RateLimit {
+    /// No limit.
+    pub const OFF: RateLimit = RateLimit {
+        per_second: 0,
+        burst: 0,
+    };
+
+    /// Whether the limit is on.
+    pub fn is_on(&self) -> bool {
+        self.per_second > 0
+    }
+}
+
+impl Default for RateLimit {
+    fn default() -> RateLimit {
+        RateLimit {
+            per_second: DEFAULT_RATE_LIMIT,
+            burst: DEFAULT_RATE_BURST,
+        }
+    }
 }
 
 /// Who may read `GET /metrics` (`--metrics-access`).
@@ -96,6 +141,16 @@ pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u64 = 10;
 pub const DEFAULT_BODY_TIMEOUT_SECONDS: u64 = 30;
 /// The default number of requests taken at once (D-37).
 pub const DEFAULT_MAX_IN_FLIGHT: u32 = 512;
+/// The default time an answer may make no progress, in seconds (D-37).
+pub const DEFAULT_SEND_TIMEOUT_SECONDS: u64 = 30;
+/// The default number of connections kept open at once (D-37).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;
+/// The default requests a second a caller may send on average (D-37).
+pub const DEFAULT_RATE_LIMIT: u32 = 100;
+/// The default requests a caller may send at once after a pause (D-37).
+pub const DEFAULT_RATE_BURST: u32 = 200;
+/// The default time a request waits for the database, in seconds (D-37).
+pub const DEFAULT_DATABASE_TIMEOUT_SECONDS: u64 = 5;
 
 impl Settings {
     /// Settings for tests and embedding: everything default but the address and database.
@@ -114,6 +169,11 @@ impl Settings {
             header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECONDS),
             body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECONDS),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT as usize,
+            send_timeout: Duration::from_secs(DEFAULT_SEND_TIMEOUT_SECONDS),
+            max_connections: DEFAULT_MAX_CONNECTIONS as usize,
+            rate_limit: RateLimit::default(),
+            database_timeout: Duration::from_secs(DEFAULT_DATABASE_TIMEOUT_SECONDS),
+            sqlite_max_pages: None,
             metrics_access: MetricsAccess::default(),
             fault: None,
         }

@@ -34,13 +34,13 @@ pub async fn drop_postgres_schema(database: &crate::storage::Database) -> Result
     }
     let schema: String = sqlx::Row::try_get(
         &sqlx::query("SELECT CAST(current_schema() AS TEXT) AS schema")
-            .fetch_one(database.pool())
+            .fetch_one(database.reads())
             .await?,
         "schema",
     )?;
     if schema.starts_with("test_") {
         sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
-            .execute(database.pool())
+            .execute(database.writes())
             .await?;
     }
     Ok(())

@@ -50,7 +50,7 @@ async fn stored(database: &Database) -> (usize, i64) {
          COALESCE(SUM(CASE WHEN (SELECT COUNT(*) FROM keyword_names n WHERE n.keyword_id = k.id) = 3 \
          THEN 0 ELSE 1 END), 0) AS incomplete FROM keywords k",
     )
-    .fetch_one(database.pool())
+    .fetch_one(database.reads())
     .await
     .expect("counts");
     let keywords: i64 = row.try_get("keywords").expect("a count");
@@ -132,7 +132,7 @@ async fn kill_during_batch(url: &str) -> bool {
         kwds.iter()
             .all(|kwd| kwd["name"]["itm"].as_array().map(Vec::len) == Some(4))
     );
-    database.pool().close().await;
+    database.close().await;
     true
 }
 

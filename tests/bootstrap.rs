@@ -92,7 +92,7 @@ fn token(suffix: &str) -> String {
 async fn count(database: &Database, query: &'static str, tid: &str) -> i64 {
     sqlx::query(query)
         .bind(tid)
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .and_then(|row| row.try_get::<i64, _>(0))
         .expect("a count")
@@ -123,7 +123,7 @@ async fn loads_twice_without_duplicates(database: &Database, suffix: &str) {
     );
     let name: String = sqlx::query("SELECT name FROM products WHERE tid = $1")
         .bind(&product)
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .and_then(|row| row.try_get(0))
         .expect("a name");
@@ -191,14 +191,14 @@ async fn loads_twice_without_duplicates(database: &Database, suffix: &str) {
          WHERE v.tid = $1 AND c.format = '' AND c.seq = 0",
     )
     .bind(format!("V{suffix}"))
-    .fetch_one(database.pool())
+    .fetch_one(database.reads())
     .await
     .and_then(|row| row.try_get(0))
     .expect("the binary");
     assert_eq!(content, b"\xff\xd8 jpeg bytes");
     let size: i64 = sqlx::query("SELECT CAST(size AS BIGINT) FROM asset_versions WHERE tid = $1")
         .bind(format!("V{suffix}"))
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .and_then(|row| row.try_get(0))
         .expect("the size");
@@ -403,7 +403,7 @@ async fn rows(database: &Database) -> Vec<(&'static str, i64)> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT COUNT(*) AS n FROM {table}"
         )))
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .expect("counts");
         counts.push((table, row.try_get::<i64, _>("n").expect("a count")));

@@ -73,3 +73,47 @@ async fn postgres_keeps_callers_until_the_revision_moves_when_configured() {
         .await
         .expect("dropped");
 }
+
+/// An unknown token costs one lookup: refused again from memory (the database could be gone)
+/// until the access revision moves, and a token issued since is then accepted.
+#[tokio::test]
+async fn an_unknown_token_is_looked_up_once_per_revision() {
+    let folder = std::env::temp_dir().join(format!("core-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/core.db", folder.display());
+    let database = Database::connect(&url).await.expect("opens");
+    let callers = Callers::default();
+    let unknown = format!("Bearer {}.{}", "1".repeat(16), "2".repeat(64));
+    let refused = callers
+        .authenticate(&database, Some(unknown.as_bytes()))
+        .await;
+    assert!(matches!(refused, Err(auth::AuthError::Failure(_))));
+    // With the database closed, a lookup would fail (500); the refusal kept answers (401).
+    database.close().await;
+    let again = callers
+        .authenticate(&database, Some(unknown.as_bytes()))
+        .await;
+    assert!(
+        matches!(again, Err(auth::AuthError::Failure(_))),
+        "refused from memory, not looked up: {again:?}"
+    );
+    // A new revision (another process issues a token) drops the refusals kept.
+    let reopened = Database::connect(&url).await.expect("opens again");
+    let token = auth::issue(&reopened, "late", &[auth::ADMIN.to_string()])
+        .await
+        .expect("a token");
+    tokio::time::sleep(REVISION_CHECK + Duration::from_millis(10)).await;
+    let header = format!("Bearer {token}");
+    assert!(
+        callers
+            .authenticate(&reopened, Some(header.as_bytes()))
+            .await
+            .is_ok()
+    );
+    let unknown_again = callers
+        .authenticate(&reopened, Some(unknown.as_bytes()))
+        .await;
+    assert!(matches!(unknown_again, Err(auth::AuthError::Failure(_))));
+    reopened.close().await;
+    let _ = std::fs::remove_dir_all(&folder);
+}

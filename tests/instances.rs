@@ -221,11 +221,11 @@ async fn three_instances_on_one_postgresql_agree() {
 async fn deadlocks(database: &core_server::storage::Database) -> i64 {
     // PostgreSQL 15 and later flush a session's statistics on demand; earlier ones in time.
     sqlx::query("SELECT pg_stat_force_next_flush()")
-        .execute(database.pool())
+        .execute(database.writes())
         .await
         .ok();
     sqlx::query_scalar("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .expect("the statistics")
 }

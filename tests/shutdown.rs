@@ -33,7 +33,7 @@ fn batch() -> String {
 async fn keywords(url: &str) -> usize {
     let database = Database::connect(url).await.expect("opens");
     let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM keywords")
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .expect("a count");
     // Closed at once: a connection left open would keep the write-ahead log alive.

@@ -41,7 +41,7 @@ async fn columns(database: &Database) -> Vec<String> {
         }
     };
     let mut names: Vec<String> = sqlx::query(query)
-        .fetch_all(database.pool())
+        .fetch_all(database.reads())
         .await
         .expect("the catalogue answers")
         .iter()
@@ -80,11 +80,11 @@ async fn sqlite_enforces_foreign_keys_and_uses_wal() {
         .expect("opens");
     let orphan =
         sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES (999, 'de_DE', 'x')")
-            .execute(database.pool())
+            .execute(database.writes())
             .await;
     assert!(orphan.is_err(), "a row naming a missing keyword is refused");
     let mode: String = sqlx::query("PRAGMA journal_mode")
-        .fetch_one(database.pool())
+        .fetch_one(database.reads())
         .await
         .and_then(|row| sqlx::Row::try_get(&row, 0))
         .expect("a mode");

@@ -252,3 +252,131 @@ fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
         "closed after {idle:?} idle, the header timeout being 1 s"
     );
 }
+
+/// How long the server took to close a connection that sent `sent` and then nothing: none
+/// when it was still open after `patience`.
+fn closed_after(mut stream: TcpStream, sent: &[u8], patience: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    stream.write_all(sent).expect("sent");
+    stream
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .expect("a timeout");
+    while started.elapsed() < patience {
+        match stream.read(&mut [0; 1024]) {
+            Ok(0) => return Some(started.elapsed()),
+            Ok(_) => {}
+            Err(error)
+                if error.kind() == std::io::ErrorKind::WouldBlock
+                    || error.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => return Some(started.elapsed()),
+        }
+    }
+    None
+}
+
+#[test]
+fn a_connection_without_a_request_head_is_closed_after_the_header_timeout() {
+    let (_server, address, _token) = server("silent");
+    // Nothing, one byte, and the HTTP/2 preface without a frame: before hyper knows the protocol
+    // and after it has chosen HTTP/2, the first head is awaited for the header timeout alone.
+    let sent: [&[u8]; 3] = [b"", b"P", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"];
+    let waits: Vec<_> = sent
+        .iter()
+        .map(|sent| {
+            let stream = TcpStream::connect(&address).expect("connects");
+            let sent = sent.to_vec();
+            std::thread::spawn(move || closed_after(stream, &sent, Duration::from_secs(8)))
+        })
+        .collect();
+    for (wait, sent) in waits.into_iter().zip(sent) {
+        let closed = wait.join().expect("a thread");
+        let closed = closed.unwrap_or_else(|| panic!("{sent:?}: still open after 8 s"));
+        assert!(
+            closed >= Duration::from_millis(900) && closed < Duration::from_secs(4),
+            "{sent:?}: closed after {closed:?}, the header timeout being 1 s"
+        );
+    }
+}
+
+#[test]
+fn a_connection_beyond_the_cap_is_closed_at_once() {
+    let (_server, address, token) = server_with("cap", &["--max-connections", "2"]);
+    let mut first = TcpStream::connect(&address).expect("connects");
+    let _second = TcpStream::connect(&address).expect("connects");
+    std::thread::sleep(Duration::from_millis(100));
+    let third = TcpStream::connect(&address).expect("the kernel accepts it");
+    let closed = closed_after(third, b"", Duration::from_millis(800));
+    assert!(
+        closed.is_some_and(|closed| closed < Duration::from_millis(500)),
+        "the third connection was closed at once, not after the header timeout: {closed:?}"
+    );
+    // The first two hold their places: a request on the first is answered.
+    first
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let body = r#"{"path": "/"}"#;
+    write!(
+        first,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("a request");
+    assert_eq!(status(&mut first), 200);
+}
+
+/// A client that reads nothing, with a small receive buffer (as a slow client far away has), so
+/// that a large answer stalls in the server.
+async fn slow_reader(address: &str) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("a small buffer");
+    socket
+        .connect(address.parse().expect("an address"))
+        .await
+        .expect("connects")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_keeps_its_place_in_flight_until_it_is_taken_or_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let (_server, address, token) =
+        server_with("slow", &["--max-in-flight", "1", "--send-timeout", "2"]);
+    // A transform whose answer (about 9 MB of XML) is far more than the sockets hold.
+    let text = "x".repeat(9_000);
+    let kwds: Vec<String> = (0..1000)
+        .map(|id| format!(r#"{{"id":{id},"meta":{{"itm":[{{"key":"k","value":"{text}"}}]}}}}"#))
+        .collect();
+    let body = format!(r#"{{"kwds":{{"kwd":[{}]}}}}"#, kwds.join(","));
+    let mut slow = slow_reader(&address).await;
+    let head = format!(
+        "POST /api/core/v1/common/transform HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nAccept: application/xml\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    slow.write_all(head.as_bytes()).await.expect("the head");
+    slow.write_all(body.as_bytes()).await.expect("the body");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let other = |address: String, token: String| {
+        tokio::task::spawn_blocking(move || {
+            let mut health = TcpStream::connect(&address).expect("connects");
+            let body = r#"{"mode": "ALL"}"#;
+            write!(
+                health,
+                "POST /api/core/v1/common/locales/retrieve HTTP/1.1\r\nHost: x\r\n\
+                 Authorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .expect("sent");
+            status(&mut health)
+        })
+    };
+    // The unread answer holds the only place: another request is refused.
+    let refused = other(address.clone(), token.clone()).await;
+    assert_eq!(refused.expect("a thread"), 503);
+    // Once the answer has made no progress for the send timeout, it is cut off.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let answered = other(address.clone(), token.clone()).await;
+    assert_eq!(answered.expect("a thread"), 200);
+    drop(slow);
+}

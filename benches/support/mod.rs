@@ -66,6 +66,8 @@ pub fn serve(database: &str) -> (Child, u16) {
         .map(|address| address.port())
         .expect("a free port");
     let mut child = Command::new(binary())
+        // Benchmarks send requests as fast as they are answered.
+        .env("CORE_RATE_LIMIT", "0")
         .args(["serve", "--database-url", database, "--bind"])
         .arg(format!("127.0.0.1:{port}"))
         .stdout(Stdio::null())

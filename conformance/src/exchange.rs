@@ -17,6 +17,9 @@ pub fn media(operation: &Operation, representation: Representation) -> Option<&'
         .map(|media| media.name)
 }
 
+/// How many times a request the rate limit refused is sent, at most.
+const RATE_LIMITED_TRIES: u32 = 5;
+
 /// One request to an operation, built up and then sent.
 pub struct Call<'t> {
     target: &'t Target,
@@ -148,7 +151,28 @@ impl Call<'_> {
     }
 
     /// Sends the request and reads the answer; a request that gets no answer fails the check.
+    /// A 429 (the server's rate limit, D-37) is waited out as its `Retry-After` says and the
+    /// request sent again, as a well-behaved client does, a few times at most.
     pub async fn send(self) -> Result<Answer, Fail> {
+        let mut tries = 0;
+        loop {
+            let answer = self.send_once().await?;
+            tries += 1;
+            if answer.status != 429 || tries >= RATE_LIMITED_TRIES {
+                return Ok(answer);
+            }
+            let wait = answer
+                .headers
+                .get("retry-after")
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.trim().parse::<u64>().ok())
+                .unwrap_or(1)
+                .min(10);
+            tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+        }
+    }
+
+    async fn send_once(&self) -> Result<Answer, Fail> {
         let url = self
             .target
             .url(&format!("{}{}", self.operation.path, self.query));
@@ -166,8 +190,8 @@ impl Call<'_> {
         if let Some(accept) = &self.accept {
             request = request.header("Accept", accept);
         }
-        if let Some(body) = self.body {
-            request = request.body(body);
+        if let Some(body) = &self.body {
+            request = request.body(body.clone());
         }
         let answer = request.send().await.map_err(|error| {
             Fail::because(format!("{} got no answer: {error}", self.operation.id))

@@ -227,6 +227,9 @@ impl TestServer {
             database_url.to_string()
         };
         let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), &database_url);
+        // The suite sends requests as fast as they are answered; the rate limit has tests of
+        // its own, which turn it on.
+        settings.rate_limit = core_server::settings::RateLimit::OFF;
         adjust(&mut settings);
         let running = start(settings).await.expect("the server starts");
         let token = auth::issue(&running.database, "tester", &[auth::ADMIN.to_string()])

@@ -14,7 +14,7 @@ use poem::{
 
 use tracing::Instrument;
 
-use super::{docs, observe};
+use super::{docs, limit, listen::Held, observe};
 use crate::{error::ApiError, metrics, service::Service, settings::MetricsAccess};
 
 /// The path of the YAML document.
@@ -82,21 +82,36 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
         })
 }
 
-/// Takes a request within the bound of requests in flight and answers it, turning what the
-/// router refused into an error body.
+/// Takes a request within the caller's rate limit and the bound of requests in flight and
+/// answers it, turning what the router refused into an error body. The health check is always
+/// answered; every other request is held to its caller's rate (`limit`), then takes a place in
+/// flight that its answer keeps until it is written (`listen::Held`).
 async fn admit<E: Endpoint>(
     service: &Service,
     endpoint: Arc<E>,
     request: Request,
     (method, path): (&poem::http::Method, &str),
 ) -> Response {
-    // A request beyond the bound is refused at once (the health check is always answered); the
-    // permit is held until the answer is ready.
-    let _permit = if request.uri().path() == HEALTH_PATH {
+    let mut request = request;
+    let held = if request.uri().path() == HEALTH_PATH {
         None
     } else {
+        let limited = match caller(service, &request) {
+            verified @ limit::Caller::Token(_) => service.limiter.admit(verified),
+            limit::Caller::Peer(address) => {
+                request.extensions_mut().insert(limit::Unverified(address));
+                service.limiter.check(&limit::Caller::Peer(address))
+            }
+        };
+        if let Err(retry) = limited {
+            let limited = ApiError::TooManyRequests {
+                limit: service.limiter.limit().per_second,
+                retry,
+            };
+            return service.error_response(None, request.headers(), &limited);
+        }
         match Arc::clone(&service.in_flight).try_acquire_owned() {
-            Ok(permit) => Some(permit),
+            Ok(permit) => Some(Held(Arc::new(permit))),
             Err(_) => {
                 let busy = ApiError::Busy(service.settings.max_in_flight);
                 return service.error_response(None, request.headers(), &busy);
@@ -104,12 +119,34 @@ async fn admit<E: Endpoint>(
         }
     };
     let headers = request.headers().clone();
-    match endpoint.call(request).await {
+    let mut response = match endpoint.call(request).await {
         Ok(response) => response.into_response(),
         Err(error) => {
             let error = routing_error(error.status(), method.to_string(), path, error.to_string());
             service.error_response(None, &headers, &error)
         }
+    };
+    if let Some(held) = held {
+        response.extensions_mut().insert(held);
+    }
+    response
+}
+
+/// Who a request counts for under the rate limit: the token, when this server has verified it
+/// already (no database work), else the peer's address.
+fn caller(service: &Service, request: &Request) -> limit::Caller {
+    let authorization = request
+        .headers()
+        .get(poem::http::header::AUTHORIZATION)
+        .map(poem::http::HeaderValue::as_bytes);
+    match service.callers.kept(authorization) {
+        Some(selector) => limit::Caller::Token(selector),
+        None => limit::Caller::Peer(
+            request
+                .remote_addr()
+                .as_socket_addr()
+                .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |address| address.ip()),
+        ),
     }
 }
 
@@ -199,17 +236,18 @@ fn allowed_methods(path: &str) -> String {
     methods.join(", ")
 }
 
+/// `GET /healthz`: whether the database answers, asked at most once a second and within a
+/// second (`service::Health`), so that the check is cheap however often it is called and a load
+/// balancer hears 503 quickly when the database is away.
 async fn healthz(service: &Service) -> Response {
-    match service.database.ping().await {
-        Ok(()) => Response::builder()
+    if service.health.check(&service.database).await {
+        Response::builder()
             .content_type("application/json")
-            .body(r#"{"status":"ok"}"#),
-        Err(error) => {
-            tracing::error!(%error, "health check failed");
-            Response::builder()
-                .status(StatusCode::SERVICE_UNAVAILABLE)
-                .content_type("application/json")
-                .body(r#"{"status":"unavailable"}"#)
-        }
+            .body(r#"{"status":"ok"}"#)
+    } else {
+        Response::builder()
+            .status(StatusCode::SERVICE_UNAVAILABLE)
+            .content_type("application/json")
+            .body(r#"{"status":"unavailable"}"#)
     }
 }

@@ -12,7 +12,7 @@ use poem::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 
-use super::{binary, negotiate};
+use super::{binary, limit, negotiate};
 use crate::{
     auth::Caller,
     error::ApiError,
@@ -52,7 +52,23 @@ impl Host for Service {
         let caller = self
             .callers
             .authenticate(&self.database, authorization)
-            .await?;
+            .await;
+        // A request the admission could not count yet counts now: for its token, or for its
+        // address when it has no valid one (D-37).
+        if let Some(limit::Unverified(address)) = request.extensions().get::<limit::Unverified>() {
+            let counted = match (&caller, crate::auth::selector(authorization)) {
+                (Ok(_), Some(selector)) => limit::Caller::Token(selector.to_string()),
+                _ => limit::Caller::Peer(*address),
+            };
+            let admitted = self.limiter.admit(counted);
+            if let (Ok(_), Err(retry)) = (&caller, admitted) {
+                return Err(ApiError::TooManyRequests {
+                    limit: self.limiter.limit().per_second,
+                    retry,
+                });
+            }
+        }
+        let caller = caller?;
         if !caller.may(operation) {
             return Err(ApiError::Forbidden(operation));
         }
@@ -221,10 +237,14 @@ impl Service {
         {
             response.headers_mut().insert(header::CONTENT_RANGE, value);
         }
-        if let ApiError::Busy(_) = error {
+        let retry = match error {
+            ApiError::TooManyRequests { retry, .. } => Some(crate::error::retry_seconds(retry)),
+            other => other.code().retry_after(),
+        };
+        if let Some(seconds) = retry {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         if let ApiError::NotAuthorized(_) = error {
             response

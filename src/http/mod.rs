@@ -5,6 +5,7 @@ pub mod app;
 pub mod binary;
 pub mod docs;
 pub mod host;
+pub mod limit;
 pub mod listen;
 pub mod negotiate;
 pub mod observe;

@@ -16,7 +16,10 @@
 
 use std::future::Future;
 
-use core_api::types::{Action, Details, PimType, ResponseType, ResponseTypeStatus};
+use core_api::{
+    tables,
+    types::{Action, Details, PimType, ResponseType, ResponseTypeStatus},
+};
 use serde::Serialize;
 use sqlx::{Any, Transaction};
 
@@ -32,7 +35,7 @@ use crate::{
     service::Service,
     settings::Fault,
     storage::{
-        Backend, now_utc,
+        Backend, now_utc, outage,
         records::{self, Identity, Resource},
     },
 };
@@ -163,7 +166,7 @@ impl Run {
         for (index, item) in items.iter().enumerate() {
             let Some(outcome) = self
                 .apply::<K>(&mut transaction, item, &context.caller, backend)
-                .await
+                .await?
             else {
                 return Ok(None);
             };
@@ -186,7 +189,7 @@ impl Run {
                     for item in &items[group..=index] {
                         let Some(outcome) = self
                             .apply::<K>(&mut transaction, item, &context.caller, backend)
-                            .await
+                            .await?
                         else {
                             return Ok(None);
                         };
@@ -201,25 +204,25 @@ impl Run {
     }
 
     /// Applies one item at the current time: its outcome, or `None` when it deadlocked and this
-    /// is not the last run.
+    /// is not the last run. A database that is away or full fails the whole request (503, 507):
+    /// the transaction is rolled back, nothing of the batch is stored.
     async fn apply<K: Apply>(
         &self,
         transaction: &mut Tx,
         item: &K::Item,
         caller: &Caller,
         backend: Backend,
-    ) -> Option<Result<ResponseType, ItemError>> {
+    ) -> Result<Option<Result<ResponseType, ItemError>>, ApiError> {
         let now = now_utc();
         let scope = Scope {
             caller,
             now: &now,
             backend,
         };
-        let outcome = K::apply(transaction, item, &scope).await;
-        if !self.last && matches!(&outcome, Err(ItemError::Storage(error)) if deadlock(error)) {
-            None
-        } else {
-            Some(outcome)
+        match K::apply(transaction, item, &scope).await {
+            Err(ItemError::Storage(error)) if outage(&error).is_some() => Err(error.into()),
+            Err(ItemError::Storage(error)) if !self.last && deadlock(&error) => Ok(None),
+            outcome => Ok(Some(outcome)),
         }
     }
 }
@@ -364,27 +367,46 @@ pub(crate) fn success(echo: ResponseType, description: impl Into<String>) -> Res
 
 /// The echo turned into the record of an item saved: SUCCESS saying `text`, or, when there are
 /// reasons to warn, WARNING with each reason once, in the order it first arose, after `|`
-/// (specification, "Result record").
+/// (specification, "Result record"). The description stays within the document's `maxLength`:
+/// reasons that would not fit are counted in a last one ("… and 12 more warnings").
 pub(crate) fn saved(echo: ResponseType, text: &str, warnings: Vec<String>) -> ResponseType {
     if warnings.is_empty() {
         return success(echo, text);
     }
-    let mut reasons: Vec<String> = Vec::with_capacity(warnings.len());
-    for warning in warnings {
-        if !reasons.contains(&warning) {
-            reasons.push(warning);
+    let limit = tables::RESPONSE_TYPE
+        .field("description")
+        .and_then(|field| field.max_length)
+        .map_or(usize::MAX, |limit| limit as usize);
+    let mut seen = std::collections::HashSet::with_capacity(warnings.len());
+    let mut description = text.to_string();
+    let mut length = description.chars().count();
+    let mut left_out = 0;
+    for warning in &warnings {
+        if !seen.insert(warning.as_str()) {
+            continue;
+        }
+        let added = warning.chars().count() + 1;
+        // Room is kept for the count of what is left out.
+        if left_out == 0 && length + added + LEFT_OUT_ROOM <= limit {
+            description.push('|');
+            description.push_str(warning);
+            length += added;
+        } else {
+            left_out += 1;
         }
     }
-    let description = std::iter::once(text.to_string())
-        .chain(reasons)
-        .collect::<Vec<_>>()
-        .join("|");
+    if left_out > 0 {
+        description.push_str(&format!("|and {left_out} more warnings"));
+    }
     ResponseType {
         status: ResponseTypeStatus::Warning,
         description: Some(description),
         ..echo
     }
 }
+
+/// The characters kept for "|and <n> more warnings".
+const LEFT_OUT_ROOM: usize = 40;
 
 /// An ERROR record, refusing the item.
 pub(crate) fn refuse(echo: &ResponseType, description: impl Into<String>) -> ItemError {

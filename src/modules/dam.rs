@@ -20,7 +20,7 @@ impl DamApi for Service {
         context: &Context,
         input: AssetsVersionsBinQuery,
     ) -> Result<Binary, ApiError> {
-        let pool = self.database.pool();
+        let pool = self.database.reads();
         let asset = match (
             input.version_tid.as_deref(),
             input.asset_id,
@@ -100,6 +100,7 @@ impl DamApi for Service {
             etag: Some(etag).filter(|etag| !etag.is_empty()),
             source: Box::new(Chunks {
                 pool: pool.clone(),
+                backend: self.database.backend(),
                 version: version.id,
                 format,
             }),

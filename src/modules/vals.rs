@@ -9,20 +9,15 @@ use crate::storage::values::Item;
 
 /// The `vals` of every owner among `items` (which come by owner and row).
 pub(crate) fn by_owner(items: Vec<Item>) -> HashMap<i64, Vals> {
-    let mut owners: HashMap<i64, Vec<(i64, Val)>> = HashMap::new();
+    // Per owner its vals in order, and where each attribute's val is among them.
+    let mut owners: HashMap<i64, (Vec<Val>, HashMap<i64, usize>)> = HashMap::new();
     for item in items {
-        let vals = owners.entry(item.owner).or_default();
-        let at = match vals
-            .iter()
-            .position(|(definition, _)| *definition == item.definition)
-        {
-            Some(at) => at,
-            None => {
-                vals.push((item.definition, val_of(&item)));
-                vals.len() - 1
-            }
-        };
-        vals[at].1.itm.push(Itm {
+        let (vals, places) = owners.entry(item.owner).or_default();
+        let at = *places.entry(item.definition).or_insert_with(|| {
+            vals.push(val_of(&item));
+            vals.len() - 1
+        });
+        vals[at].itm.push(Itm {
             key: None,
             pos: item.pos.and_then(|pos| i32::try_from(pos).ok()),
             loc: item.loc,
@@ -31,10 +26,10 @@ pub(crate) fn by_owner(items: Vec<Item>) -> HashMap<i64, Vals> {
     }
     owners
         .into_iter()
-        .map(|(owner, vals)| {
+        .map(|(owner, (vals, _))| {
             let val = vals
                 .into_iter()
-                .map(|(_, mut val)| {
+                .map(|mut val| {
                     match val.type_ {
                         Some(ValType::Multiple) => val.itm.sort_by_key(|itm| itm.pos),
                         Some(ValType::Localized) => {

@@ -69,12 +69,17 @@ macro_rules! attribute_query {
 
 /// The attributes with the given ids (unknown ones left out).
 pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
-    in_list(pool, attribute_query!("WHERE a.id IN ("), ")", ids).await
+    in_list(pool, sql_in!(attribute_query!("WHERE a.id IN ("), ")"), ids).await
 }
 
 /// The attributes of the given nodes.
 pub(crate) async fn of_nodes(pool: &AnyPool, nodes: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
-    in_list(pool, attribute_query!("WHERE a.node_id IN ("), ")", nodes).await
+    in_list(
+        pool,
+        sql_in!(attribute_query!("WHERE a.node_id IN ("), ")"),
+        nodes,
+    )
+    .await
 }
 
 /// The domain values of the given attributes with their texts, each attribute's in order.
@@ -84,10 +89,9 @@ pub(crate) async fn domain_values(
 ) -> Result<Vec<DomainValue>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT v.node_attribute_id AS attribute_id, v.tid, t.loc, t.value FROM domain_values v \
+        sql_in!("SELECT v.node_attribute_id AS attribute_id, v.tid, t.loc, t.value FROM domain_values v \
          LEFT JOIN domain_value_names t ON t.domain_value_id = v.id \
-         WHERE v.node_attribute_id IN (",
-        ") ORDER BY v.node_attribute_id, v.position, t.loc",
+         WHERE v.node_attribute_id IN (", ") ORDER BY v.node_attribute_id, v.position, t.loc"),
         attributes,
     )
     .await
@@ -98,7 +102,7 @@ pub(crate) async fn find_id(
     connection: &mut AnyConnection,
     id: i64,
 ) -> Result<Option<Attribute>, sqlx::Error> {
-    sqlx::query_as(attribute_query!("WHERE a.id = $1"))
+    sqlx::query_as(sql!(attribute_query!("WHERE a.id = $1")))
         .bind(id)
         .fetch_optional(connection)
         .await
@@ -110,9 +114,9 @@ pub(crate) async fn find_on(
     node: i64,
     definition: i64,
 ) -> Result<Option<Attribute>, sqlx::Error> {
-    sqlx::query_as(attribute_query!(
+    sqlx::query_as(sql!(attribute_query!(
         "WHERE a.node_id = $1 AND a.attribute_definition_id = $2"
-    ))
+    )))
     .bind(node)
     .bind(definition)
     .fetch_optional(connection)
@@ -124,11 +128,24 @@ pub(crate) async fn domain_value_tids(
     connection: &mut AnyConnection,
     attribute: i64,
 ) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT tid FROM domain_values WHERE node_attribute_id = $1 ORDER BY position",
-    )
+    sqlx::query_scalar(sql!(
+        "SELECT tid FROM domain_values WHERE node_attribute_id = $1 ORDER BY position"
+    ))
     .bind(attribute)
     .fetch_all(connection)
+    .await
+}
+
+/// How many attributes a node has.
+pub(crate) async fn count_on_node(
+    connection: &mut AnyConnection,
+    node: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(sql!(
+        "SELECT CAST(COUNT(*) AS BIGINT) FROM node_attributes WHERE node_id = $1"
+    ))
+    .bind(node)
+    .fetch_one(connection)
     .await
 }
 
@@ -138,19 +155,19 @@ pub(crate) async fn save(
     attribute: &Attribute,
 ) -> Result<i64, sqlx::Error> {
     let query = if attribute.id == 0 {
-        sqlx::query_scalar(
+        sqlx::query_scalar(sql!(
             "INSERT INTO node_attributes (node_id, attribute_definition_id, level, inheritance, \
              restriction, localized, allow_new_value, sort_direction, mode, default_value_tid) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-        )
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"
+        ))
         .bind(attribute.node_id)
         .bind(attribute.definition_id)
     } else {
-        sqlx::query_scalar(
+        sqlx::query_scalar(sql!(
             "UPDATE node_attributes SET level = $3, inheritance = $4, restriction = $5, \
              localized = $6, allow_new_value = $7, sort_direction = $8, mode = $9, \
-             default_value_tid = $10 WHERE id = $1 AND attribute_definition_id = $2 RETURNING id",
-        )
+             default_value_tid = $10 WHERE id = $1 AND attribute_definition_id = $2 RETURNING id"
+        ))
         .bind(attribute.id)
         .bind(attribute.definition_id)
     };
@@ -173,24 +190,26 @@ pub(crate) async fn replace_domain_values(
     attribute: i64,
     values: &[(String, Vec<(String, String)>)],
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM domain_values WHERE node_attribute_id = $1")
-        .bind(attribute)
-        .execute(&mut *connection)
-        .await?;
+    sqlx::query(sql!(
+        "DELETE FROM domain_values WHERE node_attribute_id = $1"
+    ))
+    .bind(attribute)
+    .execute(&mut *connection)
+    .await?;
     for (position, (tid, texts)) in values.iter().enumerate() {
-        let value: i64 = sqlx::query_scalar(
+        let value: i64 = sqlx::query_scalar(sql!(
             "INSERT INTO domain_values (node_attribute_id, tid, position) VALUES ($1, $2, $3) \
-             RETURNING id",
-        )
+             RETURNING id"
+        ))
         .bind(attribute)
         .bind(tid)
         .bind(position as i64)
         .fetch_one(&mut *connection)
         .await?;
         for (loc, text) in texts {
-            sqlx::query(
-                "INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)",
-            )
+            sqlx::query(sql!(
+                "INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)"
+            ))
             .bind(value)
             .bind(loc)
             .bind(text)
@@ -203,7 +222,7 @@ pub(crate) async fn replace_domain_values(
 
 /// Deletes an attribute with its domain values.
 pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM node_attributes WHERE id = $1")
+    sqlx::query(sql!("DELETE FROM node_attributes WHERE id = $1"))
         .bind(id)
         .execute(connection)
         .await?;

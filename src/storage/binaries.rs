@@ -34,11 +34,13 @@ pub(crate) async fn write(
     format: &str,
     reader: &mut dyn Read,
 ) -> Result<Written, WriteError> {
-    sqlx::query("DELETE FROM binary_chunks WHERE version_id = $1 AND format = $2")
-        .bind(version)
-        .bind(format.to_string())
-        .execute(&mut *connection)
-        .await?;
+    sqlx::query(sql!(
+        "DELETE FROM binary_chunks WHERE version_id = $1 AND format = $2"
+    ))
+    .bind(version)
+    .bind(format.to_string())
+    .execute(&mut *connection)
+    .await?;
     let mut hash = Sha256::new();
     let mut size: i64 = 0;
     let mut buffer = vec![0; CHUNK];
@@ -50,9 +52,9 @@ pub(crate) async fn write(
         let data = &buffer[..filled];
         hash.update(data);
         size += filled as i64;
-        sqlx::query(
-            "INSERT INTO binary_chunks (version_id, format, seq, data) VALUES ($1, $2, $3, $4)",
-        )
+        sqlx::query(sql!(
+            "INSERT INTO binary_chunks (version_id, format, seq, data) VALUES ($1, $2, $3, $4)"
+        ))
         .bind(version)
         .bind(format.to_string())
         .bind(seq as i64)
@@ -137,15 +139,17 @@ pub(crate) async fn version(
     selector: Selector<'_>,
 ) -> Result<Option<Version>, sqlx::Error> {
     let query = match selector {
-        Selector::Tid(tid) => sqlx::query_as(version_where!("v.tid = $1")).bind(tid.to_string()),
-        Selector::Asset(asset, Some(number)) => {
-            sqlx::query_as(version_where!("v.asset_id = $1 AND v.version_number = $2"))
-                .bind(asset)
-                .bind(number)
+        Selector::Tid(tid) => {
+            sqlx::query_as(sql!(version_where!("v.tid = $1"))).bind(tid.to_string())
         }
-        Selector::Asset(asset, None) => sqlx::query_as(version_where!(
+        Selector::Asset(asset, Some(number)) => sqlx::query_as(sql!(version_where!(
+            "v.asset_id = $1 AND v.version_number = $2"
+        )))
+        .bind(asset)
+        .bind(number),
+        Selector::Asset(asset, None) => sqlx::query_as(sql!(version_where!(
             "v.asset_id = $1 ORDER BY v.version_number DESC LIMIT 1"
-        ))
+        )))
         .bind(asset),
     };
     query.fetch_optional(pool).await
@@ -166,10 +170,10 @@ pub(crate) async fn preview(
     version: i64,
     format: &str,
 ) -> Result<Option<Preview>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT CAST(size AS BIGINT) AS size, etag FROM asset_previews \
-         WHERE version_id = $1 AND format = $2",
-    )
+         WHERE version_id = $1 AND format = $2"
+    ))
     .bind(version)
     .bind(format.to_string())
     .fetch_optional(pool)
@@ -180,11 +184,23 @@ pub(crate) async fn preview(
 pub(crate) struct Chunks {
     /// The pool each chunk is read from (a download holds no connection between chunks).
     pub(crate) pool: AnyPool,
+    /// Which database it is: the statements reading part of a chunk differ.
+    pub(crate) backend: super::Backend,
     /// The version.
     pub(crate) version: i64,
     /// [`ORIGINAL`] or a preview's format.
     pub(crate) format: String,
 }
+
+/// The part of a chunk a download sends, `$4` bytes from byte `$5` (1-based): a range reads only
+/// what it sends.
+const PART_SQLITE: &str = sql!(sqlite:
+    "SELECT substr(data, $5, $4) FROM binary_chunks WHERE version_id = $1 AND format = $2 AND seq = $3"
+);
+const PART_POSTGRES: &str = sql!(postgres:
+    "SELECT substring(data FROM $5 FOR $4) FROM binary_chunks \
+     WHERE version_id = $1 AND format = $2 AND seq = $3"
+);
 
 impl ByteSource for Chunks {
     fn open(self: Box<Self>, start: u64, end: u64) -> Body {
@@ -195,19 +211,27 @@ impl ByteSource for Chunks {
             if at >= end {
                 return None;
             }
-            let read: Result<Option<Vec<u8>>, sqlx::Error> = sqlx::query_scalar(
-                "SELECT data FROM binary_chunks WHERE version_id = $1 AND format = $2 AND seq = $3",
-            )
-            .bind(source.version)
-            .bind(source.format.clone())
-            .bind(seq as i64)
-            .fetch_optional(&source.pool)
-            .await;
+            // The bytes of this chunk within the range.
+            let base = seq * chunk;
+            let from = at - base;
+            let length = end.min(base + chunk) - at;
+            let statement = match source.backend {
+                super::Backend::Sqlite => PART_SQLITE,
+                super::Backend::Postgres => PART_POSTGRES,
+            };
+            let read: Result<Option<Vec<u8>>, sqlx::Error> = sqlx::query_scalar(statement)
+                .bind(source.version)
+                .bind(source.format.clone())
+                .bind(seq as i64)
+                .bind(i32::try_from(length).unwrap_or(i32::MAX))
+                .bind(i32::try_from(from + 1).unwrap_or(i32::MAX))
+                .fetch_optional(&source.pool)
+                .await;
             let data = match read {
-                Ok(Some(data)) => data,
-                Ok(None) => {
+                Ok(Some(data)) if data.len() as u64 == length => data,
+                Ok(_) => {
                     let error = std::io::Error::other(format!(
-                        "chunk {seq} of version {} '{}' is missing",
+                        "chunk {seq} of version {} '{}' is missing or short",
                         source.version, source.format
                     ));
                     tracing::error!(%error, "a binary is shorter than its size");
@@ -219,16 +243,7 @@ impl ByteSource for Chunks {
                     return Some((Err(error), (source, seq + 1, end, end)));
                 }
             };
-            let base = seq * chunk;
-            let from = usize::try_from(at - base)
-                .unwrap_or(usize::MAX)
-                .min(data.len());
-            let to = usize::try_from(end.min(base + chunk) - base)
-                .unwrap_or(usize::MAX)
-                .min(data.len());
-            let piece = Bytes::from(data).slice(from..to.max(from));
-            let next = base + chunk;
-            Some((Ok(piece), (source, seq + 1, next, end)))
+            Some((Ok(Bytes::from(data)), (source, seq + 1, base + chunk, end)))
         });
         Body::from_bytes_stream(chunks)
     }

@@ -70,10 +70,10 @@ pub(crate) async fn layout(
     module_cfg: &str,
     locale: &str,
 ) -> Result<Option<Layout>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT id, layout_key, name, attributes FROM briefing_layouts \
-         WHERE channel_id = $1 AND module_cfg_tid = $2 AND locale = $3",
-    )
+         WHERE channel_id = $1 AND module_cfg_tid = $2 AND locale = $3"
+    ))
     .bind(channel)
     .bind(module_cfg.to_string())
     .bind(locale.to_string())
@@ -86,11 +86,12 @@ pub(crate) async fn module_cfg_exists(
     pool: &AnyPool,
     module_cfg: &str,
 ) -> Result<bool, sqlx::Error> {
-    let found: Option<i64> =
-        sqlx::query_scalar("SELECT id FROM briefing_layouts WHERE module_cfg_tid = $1 LIMIT 1")
-            .bind(module_cfg.to_string())
-            .fetch_optional(pool)
-            .await?;
+    let found: Option<i64> = sqlx::query_scalar(sql!(
+        "SELECT id FROM briefing_layouts WHERE module_cfg_tid = $1 LIMIT 1"
+    ))
+    .bind(module_cfg.to_string())
+    .fetch_optional(pool)
+    .await?;
     Ok(found.is_some())
 }
 
@@ -113,10 +114,10 @@ pub(crate) struct Box {
 
 /// The boxes of a layout, in order.
 pub(crate) async fn boxes(pool: &AnyPool, layout: i64) -> Result<Vec<Box>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT id, box_key, layer, name, type AS kind, attributes FROM briefing_boxes \
-         WHERE layout_id = $1 ORDER BY position",
-    )
+         WHERE layout_id = $1 ORDER BY position"
+    ))
     .bind(layout)
     .fetch_all(pool)
     .await
@@ -135,11 +136,11 @@ pub(crate) struct Image {
 
 /// The images of a layout's boxes, by box and position.
 pub(crate) async fn images(pool: &AnyPool, layout: i64) -> Result<Vec<Image>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT i.box_id, i.type AS kind, i.attributes FROM briefing_images i \
          JOIN briefing_boxes b ON b.id = i.box_id WHERE b.layout_id = $1 \
-         ORDER BY i.box_id, i.position",
-    )
+         ORDER BY i.box_id, i.position"
+    ))
     .bind(layout)
     .fetch_all(pool)
     .await

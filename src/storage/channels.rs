@@ -29,14 +29,14 @@ pub(crate) async fn subtree(
     root: i64,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
            SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE id = $1 \
            UNION ALL \
            SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
            FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
-         ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence FROM tree",
-    )
+         ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence FROM tree"
+    ))
     .bind(root)
     .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
     .fetch_all(pool)
@@ -45,10 +45,10 @@ pub(crate) async fn subtree(
 
 /// The channels without a parent.
 pub(crate) async fn roots(pool: &AnyPool) -> Result<Vec<Node>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence \
-         FROM channels WHERE parent_id IS NULL",
-    )
+         FROM channels WHERE parent_id IS NULL"
+    ))
     .fetch_all(pool)
     .await
 }
@@ -98,12 +98,12 @@ macro_rules! channels_where {
 
 /// The channels whose ids are listed.
 pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list(pool, channels_where!("c.id IN ("), ")", ids).await
+    in_list(pool, sql_in!(channels_where!("c.id IN ("), ")"), ids).await
 }
 
 /// The channels whose tids are listed.
 pub(crate) async fn by_tids(pool: &AnyPool, tids: &[String]) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list(pool, channels_where!("c.tid IN ("), ")", tids).await
+    in_list(pool, sql_in!(channels_where!("c.tid IN ("), ")"), tids).await
 }
 
 /// An asset linked to a channel, once per role it is restricted to (`role` none: unrestricted).
@@ -126,11 +126,13 @@ pub(crate) async fn asset_links(
 ) -> Result<Vec<AssetLink>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT l.channel_id, a.tid, a.path, r.name AS role FROM channel_assets l \
+        sql_in!(
+            "SELECT l.channel_id, a.tid, a.path, r.name AS role FROM channel_assets l \
          JOIN assets a ON a.id = l.asset_id \
          LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
          LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id IN (",
-        ") ORDER BY l.channel_id, a.tid",
+            ") ORDER BY l.channel_id, a.tid"
+        ),
         channels,
     )
     .await
@@ -152,8 +154,10 @@ pub(crate) async fn peo_links(
 ) -> Result<Vec<PeoLink>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT channel_id, peo_id FROM peo_channels WHERE channel_id IN (",
-        ")",
+        sql_in!(
+            "SELECT channel_id, peo_id FROM peo_channels WHERE channel_id IN (",
+            ")"
+        ),
         channels,
     )
     .await
@@ -164,7 +168,7 @@ pub(crate) async fn type_id(
     connection: &mut AnyConnection,
     name: &str,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM channel_types WHERE name = $1")
+    sqlx::query_scalar(sql!("SELECT id FROM channel_types WHERE name = $1"))
         .bind(name.to_string())
         .fetch_optional(connection)
         .await
@@ -175,7 +179,7 @@ pub(crate) async fn parent_of(
     connection: &mut AnyConnection,
     id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT parent_id FROM channels WHERE id = $1")
+    sqlx::query_scalar(sql!("SELECT parent_id FROM channels WHERE id = $1"))
         .bind(id)
         .fetch_one(connection)
         .await
@@ -203,9 +207,9 @@ pub(crate) async fn insert(
     now: &str,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
-        "INSERT INTO channels (tid, parent_id, type_id, order_sequence, name, created_at, modified_at) \
+        sql!("INSERT INTO channels (tid, parent_id, type_id, order_sequence, name, created_at, modified_at) \
          SELECT $1, $2, $3, COALESCE($4, MAX(order_sequence) + 1, 1), $5, $6, $6 FROM channels \
-         WHERE parent_id = $2 RETURNING id",
+         WHERE parent_id = $2 RETURNING id"),
     )
     .bind(channel.tid.to_string())
     .bind(channel.parent_id)
@@ -235,10 +239,10 @@ pub(crate) async fn update(
     change: &Change<'_>,
     now: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "UPDATE channels SET name = COALESCE($1, name), type_id = COALESCE($2, type_id), \
-         order_sequence = COALESCE($3, order_sequence), modified_at = $4 WHERE id = $5",
-    )
+         order_sequence = COALESCE($3, order_sequence), modified_at = $4 WHERE id = $5"
+    ))
     .bind(change.name.map(str::to_string))
     .bind(change.type_id)
     .bind(change.order_sequence)

@@ -4,6 +4,8 @@
 
 use sqlx::{AnyConnection, AnyPool};
 
+use super::{Backend, backend_of};
+
 /// A stored classification.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct Classification {
@@ -26,17 +28,17 @@ pub(crate) struct Name {
 
 /// Every classification, by id.
 pub(crate) async fn all(pool: &AnyPool) -> Result<Vec<Classification>, sqlx::Error> {
-    sqlx::query_as("SELECT id, tid FROM classifications ORDER BY id")
+    sqlx::query_as(sql!("SELECT id, tid FROM classifications ORDER BY id"))
         .fetch_all(pool)
         .await
 }
 
 /// Every classification name, by classification and locale.
 pub(crate) async fn names(pool: &AnyPool) -> Result<Vec<Name>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT classification_id, loc, name FROM classification_names \
-         ORDER BY classification_id, loc",
-    )
+         ORDER BY classification_id, loc"
+    ))
     .fetch_all(pool)
     .await
 }
@@ -47,10 +49,10 @@ pub(crate) async fn create(
     tid: &str,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(sql!(
         "INSERT INTO classifications (tid, created_at, modified_at) VALUES ($1, $2, $2) \
-         RETURNING id",
-    )
+         RETURNING id"
+    ))
     .bind(tid)
     .bind(now)
     .fetch_one(connection)
@@ -63,11 +65,47 @@ pub(crate) async fn touch(
     id: i64,
     now: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE classifications SET modified_at = $2 WHERE id = $1")
-        .bind(id)
-        .bind(now)
-        .execute(connection)
-        .await?;
+    sqlx::query(sql!(
+        "UPDATE classifications SET modified_at = $2 WHERE id = $1"
+    ))
+    .bind(id)
+    .bind(now)
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Keeps other writers of the classification `tid` waiting until the transaction ends
+/// (PostgreSQL; SQLite has one writer at a time): of two requests creating one classification,
+/// the second finds the first's and saves it, and the nodes of a classification are written by
+/// one request at a time (D-24).
+pub(crate) async fn lock_tid(connection: &mut AnyConnection, tid: &str) -> Result<(), sqlx::Error> {
+    advisory(connection, 1, tid).await
+}
+
+/// Keeps other writers of the localized classification name `name` in `loc` waiting until the
+/// transaction ends (PostgreSQL), so that two classifications cannot take it at once (D-24).
+pub(crate) async fn lock_name(
+    connection: &mut AnyConnection,
+    loc: &str,
+    name: &str,
+) -> Result<(), sqlx::Error> {
+    advisory(connection, 2, &format!("{loc}\u{1}{name}")).await
+}
+
+/// A transaction's advisory lock on a text in a key space of its own (PostgreSQL).
+async fn advisory(
+    connection: &mut AnyConnection,
+    space: i32,
+    text: &str,
+) -> Result<(), sqlx::Error> {
+    if backend_of(connection) == Backend::Postgres {
+        sqlx::query(sql!(postgres: "SELECT pg_advisory_xact_lock($1, hashtext($2))::text"))
+            .bind(space)
+            .bind(text)
+            .execute(connection)
+            .await?;
+    }
     Ok(())
 }
 
@@ -78,10 +116,10 @@ pub(crate) async fn name_taken(
     loc: &str,
     name: &str,
 ) -> Result<bool, sqlx::Error> {
-    let other: Option<i64> = sqlx::query_scalar(
+    let other: Option<i64> = sqlx::query_scalar(sql!(
         "SELECT classification_id FROM classification_names \
-         WHERE loc = $1 AND name = $2 AND classification_id <> $3 LIMIT 1",
-    )
+         WHERE loc = $1 AND name = $2 AND classification_id <> $3 LIMIT 1"
+    ))
     .bind(loc)
     .bind(name)
     .bind(id)
@@ -97,10 +135,10 @@ pub(crate) async fn set_name(
     loc: &str,
     name: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO classification_names (classification_id, loc, name) VALUES ($1, $2, $3) \
-         ON CONFLICT (classification_id, loc) DO UPDATE SET name = excluded.name",
-    )
+         ON CONFLICT (classification_id, loc) DO UPDATE SET name = excluded.name"
+    ))
     .bind(id)
     .bind(loc)
     .bind(name)
@@ -111,7 +149,7 @@ pub(crate) async fn set_name(
 
 /// Deletes a classification with its nodes and everything hanging on them.
 pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM classifications WHERE id = $1")
+    sqlx::query(sql!("DELETE FROM classifications WHERE id = $1"))
         .bind(id)
         .execute(connection)
         .await?;

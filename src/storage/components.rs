@@ -4,7 +4,7 @@ use sqlx::AnyPool;
 
 /// The components loaded by the operator, name and status, by name.
 pub(crate) async fn all(pool: &AnyPool) -> Result<Vec<(String, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT name, status FROM components ORDER BY name")
+    sqlx::query_as(sql!("SELECT name, status FROM components ORDER BY name"))
         .fetch_all(pool)
         .await
 }

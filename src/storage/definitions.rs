@@ -2,7 +2,7 @@
 
 use sqlx::{AnyConnection, AnyPool};
 
-use super::in_list;
+use super::{Backend, backend_of, in_list};
 
 /// The ids of the definitions of the given types, ascending.
 pub(crate) async fn ids_of_types(
@@ -11,8 +11,7 @@ pub(crate) async fn ids_of_types(
 ) -> Result<Vec<i64>, sqlx::Error> {
     let mut ids: Vec<(i64,)> = in_list(
         pool,
-        "SELECT id FROM attribute_definitions WHERE type IN (",
-        ")",
+        sql_in!("SELECT id FROM attribute_definitions WHERE type IN (", ")"),
         types,
     )
     .await?;
@@ -21,10 +20,36 @@ pub(crate) async fn ids_of_types(
     Ok(ids.into_iter().map(|(id,)| id).collect())
 }
 
-/// Every definition's id and tid: the `key` of the attributes of a classification tree.
-pub(crate) async fn keys(pool: &AnyPool) -> Result<Vec<(i64, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT id, tid FROM attribute_definitions")
-        .fetch_all(pool)
+/// Locks a definition that is about to be deleted (PostgreSQL; SQLite has one writer at a
+/// time): a request saving an attribute, a value or a link of it waits for the delete and then
+/// finds no definition, or holds it first, and the delete then sees what it saved (D-49).
+pub(crate) async fn lock(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
+    if backend_of(connection) == Backend::Postgres {
+        sqlx::query(sql!(postgres:
+            "SELECT id FROM attribute_definitions WHERE id = $1 FOR UPDATE"
+        ))
+        .bind(id)
+        .execute(connection)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Finds a definition by tid to save something of it, keeping it from being deleted until the
+/// transaction ends (PostgreSQL): its id.
+pub(crate) async fn hold(
+    connection: &mut AnyConnection,
+    tid: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    let statement = match backend_of(connection) {
+        Backend::Sqlite => sql!(sqlite: "SELECT id FROM attribute_definitions WHERE tid = $1"),
+        Backend::Postgres => sql!(postgres:
+            "SELECT id FROM attribute_definitions WHERE tid = $1 FOR SHARE"
+        ),
+    };
+    sqlx::query_scalar(statement)
+        .bind(tid)
+        .fetch_optional(connection)
         .await
 }
 
@@ -44,11 +69,11 @@ pub(crate) struct Uses {
 /// What uses a definition.
 pub(crate) async fn uses(connection: &mut AnyConnection, id: i64) -> Result<Uses, sqlx::Error> {
     sqlx::query_as(
-        "SELECT \
+        sql!("SELECT \
          (SELECT COUNT(*) FROM node_attributes WHERE attribute_definition_id = $1) AS node_attributes, \
          (SELECT COUNT(*) FROM product_assets WHERE link_type_id = $1) AS product_links, \
          (SELECT COUNT(*) FROM attribute_values WHERE attribute_definition_id = $1) AS \"values\", \
-         (SELECT COUNT(*) FROM channel_attributes WHERE attribute_definition_id = $1) AS channel_registrations",
+         (SELECT COUNT(*) FROM channel_attributes WHERE attribute_definition_id = $1) AS channel_registrations"),
     )
     .bind(id)
     .fetch_one(connection)
@@ -57,7 +82,7 @@ pub(crate) async fn uses(connection: &mut AnyConnection, id: i64) -> Result<Uses
 
 /// Deletes a definition.
 pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM attribute_definitions WHERE id = $1")
+    sqlx::query(sql!("DELETE FROM attribute_definitions WHERE id = $1"))
         .bind(id)
         .execute(connection)
         .await?;

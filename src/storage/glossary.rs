@@ -50,12 +50,12 @@ pub(crate) async fn update(
     id: i64,
     entry: &Entry<'_>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "UPDATE glossary_entries SET glossary_id = COALESCE($1, glossary_id), \
          loc = COALESCE($2, loc), type = COALESCE($3, type), value = COALESCE($4, value), \
          forbidden = COALESCE($5, forbidden), last_edited_username = $6, last_edited_date = $7 \
-         WHERE id = $8",
-    )
+         WHERE id = $8"
+    ))
     .bind(entry.glossary)
     .bind(entry.loc)
     .bind(entry.type_)
@@ -78,11 +78,11 @@ pub(crate) async fn insert(
     type_: &str,
     fields: &Fields,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(sql!(
         "INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
          last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-         RETURNING id",
-    )
+         RETURNING id"
+    ))
     .bind(tid)
     .bind(glossary)
     .bind(loc)
@@ -103,19 +103,19 @@ pub(crate) async fn set_translation(
     translation: &Translation,
     entry_fields: &Fields,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "DELETE FROM glossary_translations WHERE entry_id = $1 AND loc IS NOT DISTINCT FROM $2",
-    )
+    sqlx::query(sql!(
+        "DELETE FROM glossary_translations WHERE entry_id = $1 AND loc IS NOT DISTINCT FROM $2"
+    ))
     .bind(entry)
     .bind(translation.loc.as_deref())
     .execute(&mut *connection)
     .await?;
     let fields = &translation.fields;
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO glossary_translations (entry_id, loc, mode, type, similarity, value, \
          forbidden, last_edited_username, last_edited_date) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    ))
     .bind(entry)
     .bind(translation.loc.as_deref())
     .bind(translation.mode.as_deref())
@@ -142,7 +142,7 @@ pub(crate) async fn set_translation(
 
 /// Deletes an entry with its translations.
 pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM glossary_entries WHERE id = $1")
+    sqlx::query(sql!("DELETE FROM glossary_entries WHERE id = $1"))
         .bind(id)
         .execute(connection)
         .await?;
@@ -155,11 +155,13 @@ pub(crate) async fn move_to(
     id: i64,
     glossary: i64,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE glossary_entries SET glossary_id = $1 WHERE id = $2")
-        .bind(glossary)
-        .bind(id)
-        .execute(connection)
-        .await?;
+    sqlx::query(sql!(
+        "UPDATE glossary_entries SET glossary_id = $1 WHERE id = $2"
+    ))
+    .bind(glossary)
+    .bind(id)
+    .execute(connection)
+    .await?;
     Ok(())
 }
 
@@ -170,23 +172,23 @@ pub(crate) async fn copy_to(
     glossary: i64,
     new_tid: &str,
 ) -> Result<i64, sqlx::Error> {
-    let new_id: i64 = sqlx::query_scalar(
+    let new_id: i64 = sqlx::query_scalar(sql!(
         "INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
          last_edited_username, last_edited_date) \
          SELECT $1, $2, loc, type, value, forbidden, last_edited_username, last_edited_date \
-         FROM glossary_entries WHERE id = $3 RETURNING id",
-    )
+         FROM glossary_entries WHERE id = $3 RETURNING id"
+    ))
     .bind(new_tid)
     .bind(glossary)
     .bind(id)
     .fetch_one(&mut *connection)
     .await?;
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO glossary_translations (entry_id, loc, mode, type, similarity, value, \
          forbidden, last_edited_username, last_edited_date) \
          SELECT $1, loc, mode, type, similarity, value, forbidden, last_edited_username, \
-         last_edited_date FROM glossary_translations WHERE entry_id = $2 ORDER BY id",
-    )
+         last_edited_date FROM glossary_translations WHERE entry_id = $2 ORDER BY id"
+    ))
     .bind(new_id)
     .bind(id)
     .execute(connection)

@@ -1,26 +1,49 @@
-//! The SQL of keywords: a subtree by path, the localized names and asset links of a subtree, and
-//! the writes of keywords persist. Paths are stored whole, so a subtree is a path prefix.
+//! The SQL of keywords: a subtree by its parent links, the localized names and asset links of a
+//! subtree, and the writes of keywords persist.
+//!
+//! A subtree is read from the parent index, one generation after the other down to the level a
+//! request asks (a recursive statement): its cost is the answer's size, whatever the size of the
+//! tree around it (D-37). Paths are stored whole, so a keyword is found by its path in one index
+//! lookup.
+//!
+//! Several instances write to one PostgreSQL at once, so the writes that depend on a path lock
+//! what they read (`FOR SHARE`, `FOR UPDATE`): a keyword created under a parent that another
+//! request is renaming waits for the rename and takes the parent's new path; a rename locks the
+//! keyword and its subtree before it moves their paths, so that no child is created under the
+//! old path meanwhile (D-15). SQLite has one writer at a time and needs no locks.
 
 use serde::{Deserialize, de::DeserializeOwned};
 use sqlx::{AnyConnection, AnyPool};
 
 use super::{Backend, Database, json_rows};
 
-/// A stored keyword: id, parent id (none for a root), default name (the last segment of its
-/// path), path, place among its siblings, and when it was created.
+/// A stored keyword, as a subtree is read.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Keyword(
-    pub(crate) i64,
-    pub(crate) Option<i64>,
-    pub(crate) String,
-    pub(crate) String,
-    pub(crate) i64,
-    pub(crate) String,
-);
+pub(crate) struct Keyword {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its parent (none for a root).
+    pub(crate) parent_id: Option<i64>,
+    /// Its default name: the last segment of its path.
+    pub(crate) name: String,
+    /// Its path.
+    pub(crate) path: String,
+    /// Its place among its siblings.
+    pub(crate) order_number: i64,
+    /// When it was created.
+    pub(crate) created_at: String,
+}
 
-/// A localized name of a keyword: keyword, locale tid, name.
+/// A localized name of a keyword.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Name(pub(crate) i64, pub(crate) String, pub(crate) String);
+pub(crate) struct Name {
+    /// The keyword.
+    pub(crate) keyword_id: i64,
+    /// The locale's tid.
+    pub(crate) loc: String,
+    /// The name.
+    pub(crate) name: String,
+}
 
 /// An asset linked to a keyword, once per role it is restricted to (`role` none: unrestricted).
 #[derive(Debug, sqlx::FromRow)]
@@ -33,81 +56,138 @@ pub(crate) struct AssetLink {
     pub(crate) role: Option<String>,
 }
 
-/// The statements of one backend reading a subtree (`$1` the length of the prefix, `$2` the
-/// prefix), each aggregated into one JSON array (see `storage::trees` for why).
-struct Statements {
-    keywords: &'static str,
-    names: &'static str,
+/// Where a subtree starts, and how deep it is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Subtree {
+    /// The keyword below which it is read; none: below the root (the root keywords and theirs).
+    pub(crate) base: Option<i64>,
+    /// How many generations below `base` are read.
+    pub(crate) generations: i32,
 }
 
-const SQLITE: Statements = Statements {
-    keywords: "SELECT json_group_array(json_array(id, parent_id, name, path, order_number, \
-               created_at)) FROM keywords WHERE substr(path, 1, $1) = $2",
-    names: "SELECT json_group_array(json_array(n.keyword_id, n.loc, n.name)) \
-            FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
-            WHERE substr(k.path, 1, $1) = $2",
-};
+/// The deepest a subtree is read: a path of at most 1,024 characters has at most 512 segments.
+pub(crate) const DEEPEST: i32 = 512;
 
-const POSTGRES: Statements = Statements {
-    keywords: "SELECT COALESCE(json_agg(json_build_array(id, parent_id, name, path, \
-               order_number, created_at)), '[]')::text FROM keywords \
-               WHERE substr(path, 1, $1) = $2",
-    names: "SELECT COALESCE(json_agg(json_build_array(n.keyword_id, n.loc, n.name)), '[]')::text \
-            FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
-            WHERE substr(k.path, 1, $1) = $2",
-};
-
-/// The keywords whose paths start with `prefix` (`/` for all), unordered.
-pub(crate) async fn below(database: &Database, prefix: &str) -> Result<Vec<Keyword>, sqlx::Error> {
-    subtree(database, statements(database).keywords, prefix).await
+/// A statement over the subtree `sub (id, depth)`: the generations below keyword `$2` (`below`)
+/// or below the root (`roots`), down to depth `$1`, each read through the parent index. `CROSS
+/// JOIN` keeps SQLite's planner to that order (the subtree first, then each keyword by its key);
+/// to PostgreSQL it is an inner join like any other.
+macro_rules! subtree {
+    (roots, $select:literal) => {
+        concat!(
+            "WITH RECURSIVE sub (id, depth) AS (SELECT id, 1 FROM keywords WHERE parent_id IS NULL \
+             UNION ALL SELECT k.id, s.depth + 1 FROM sub s CROSS JOIN keywords k \
+             WHERE k.parent_id = s.id AND s.depth < $1) ",
+            $select
+        )
+    };
+    (below, $select:literal) => {
+        concat!(
+            "WITH RECURSIVE sub (id, depth) AS (SELECT id, 1 FROM keywords WHERE parent_id = $2 \
+             UNION ALL SELECT k.id, s.depth + 1 FROM sub s CROSS JOIN keywords k \
+             WHERE k.parent_id = s.id AND s.depth < $1) ",
+            $select
+        )
+    };
 }
 
-/// The localized names of the keywords whose paths start with `prefix`, by keyword and locale.
+/// One statement in its two forms: below the root and below a keyword.
+struct Forms {
+    roots: &'static str,
+    below: &'static str,
+}
+
+/// Declares the [`Forms`] of a statement over a subtree, registered for one backend or both.
+macro_rules! forms {
+    ($($backend:ident:)? $select:literal) => {
+        Forms {
+            roots: sql!($($backend:)? subtree!(roots, $select)),
+            below: sql!($($backend:)? subtree!(below, $select)),
+        }
+    };
+}
+
+/// The keywords of a subtree as one JSON array (see `storage::trees` for why).
+const KEYWORDS_SQLITE: Forms = forms!(sqlite:
+    "SELECT json_group_array(json_array(k.id, k.parent_id, k.name, k.path, k.order_number, \
+     k.created_at)) FROM sub s CROSS JOIN keywords k WHERE k.id = s.id"
+);
+const KEYWORDS_POSTGRES: Forms = forms!(postgres:
+    "SELECT COALESCE(json_agg(json_build_array(k.id, k.parent_id, k.name, k.path, \
+     k.order_number, k.created_at)), '[]')::text FROM sub s CROSS JOIN keywords k \
+     WHERE k.id = s.id"
+);
+/// The localized names of a subtree as one JSON array.
+const NAMES_SQLITE: Forms = forms!(sqlite:
+    "SELECT json_group_array(json_array(n.keyword_id, n.loc, n.name)) \
+     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id"
+);
+const NAMES_POSTGRES: Forms = forms!(postgres:
+    "SELECT COALESCE(json_agg(json_build_array(n.keyword_id, n.loc, n.name)), '[]')::text \
+     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id"
+);
+/// The asset links of a subtree, by keyword and asset tid.
+const LINKS: Forms = forms!(
+    "SELECT l.keyword_id, a.tid, r.name AS role FROM sub s \
+     CROSS JOIN keyword_assets l JOIN assets a ON a.id = l.asset_id \
+     LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+     LEFT JOIN roles r ON r.id = ar.role_id WHERE l.keyword_id = s.id \
+     ORDER BY l.keyword_id, a.tid"
+);
+
+/// The keywords of a subtree, unordered.
+pub(crate) async fn below(
+    database: &Database,
+    subtree: Subtree,
+) -> Result<Vec<Keyword>, sqlx::Error> {
+    let forms = match database.backend() {
+        Backend::Sqlite => &KEYWORDS_SQLITE,
+        Backend::Postgres => &KEYWORDS_POSTGRES,
+    };
+    aggregated(database, forms, subtree).await
+}
+
+/// The localized names of the keywords of a subtree, by keyword and locale.
 pub(crate) async fn names_below(
     database: &Database,
-    prefix: &str,
+    subtree: Subtree,
 ) -> Result<Vec<Name>, sqlx::Error> {
-    let mut names: Vec<Name> = subtree(database, statements(database).names, prefix).await?;
-    names.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let forms = match database.backend() {
+        Backend::Sqlite => &NAMES_SQLITE,
+        Backend::Postgres => &NAMES_POSTGRES,
+    };
+    let mut names: Vec<Name> = aggregated(database, forms, subtree).await?;
+    names.sort_unstable_by(|a, b| (a.keyword_id, &a.loc).cmp(&(b.keyword_id, &b.loc)));
     Ok(names)
 }
 
-fn statements(database: &Database) -> &'static Statements {
-    match database.backend() {
-        Backend::Sqlite => &SQLITE,
-        Backend::Postgres => &POSTGRES,
-    }
-}
-
-async fn subtree<T: DeserializeOwned>(
+/// The rows of an aggregating statement over a subtree.
+async fn aggregated<T: DeserializeOwned>(
     database: &Database,
-    statement: &'static str,
-    prefix: &str,
+    forms: &Forms,
+    subtree: Subtree,
 ) -> Result<Vec<T>, sqlx::Error> {
-    let text = sqlx::query_scalar(statement)
-        .bind(length(prefix))
-        .bind(prefix)
-        .fetch_one(database.pool())
-        .await?;
-    json_rows(text)
+    let query = match subtree.base {
+        None => sqlx::query_scalar(forms.roots).bind(subtree.generations),
+        Some(base) => sqlx::query_scalar(forms.below)
+            .bind(subtree.generations)
+            .bind(base),
+    };
+    json_rows(query.fetch_one(database.reads()).await?)
 }
 
-/// The assets linked to the keywords whose paths start with `prefix`, by keyword and asset tid.
+/// The assets linked to the keywords of a subtree, by keyword and asset tid.
 pub(crate) async fn asset_links_below(
     pool: &AnyPool,
-    prefix: &str,
+    subtree: Subtree,
 ) -> Result<Vec<AssetLink>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT l.keyword_id, a.tid, r.name AS role FROM keyword_assets l \
-         JOIN keywords k ON k.id = l.keyword_id JOIN assets a ON a.id = l.asset_id \
-         LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-         LEFT JOIN roles r ON r.id = ar.role_id \
-         WHERE substr(k.path, 1, $1) = $2 ORDER BY l.keyword_id, a.tid",
-    )
-    .bind(length(prefix))
-    .bind(prefix)
-    .fetch_all(pool)
-    .await
+    let query = match subtree.base {
+        None => sqlx::query_as(LINKS.roots).bind(subtree.generations),
+        Some(base) => sqlx::query_as(LINKS.below)
+            .bind(subtree.generations)
+            .bind(base),
+    };
+    query.fetch_all(pool).await
 }
 
 /// The parent a new keyword is stored under, as the request names it.
@@ -121,40 +201,51 @@ pub(crate) enum Parent<'a> {
     Path(&'a str),
 }
 
-/// The inserts of a new keyword after its parent's last sibling, per way of naming the parent.
-/// With a parent: `$1` the parent (id or path), `$2` the name, `$3` the path, `$4` when; at the
-/// root `$1` the name, `$2` the path, `$3` when. Each answers the new id, or no row when the
-/// parent is not stored. The last sibling is read from the (parent_id, order_number) index.
+/// The inserts of a new keyword after its parent's last sibling, its path made from the
+/// parent's as the insert reads it, per way of naming the parent. With a parent: `$1` the parent
+/// (id or path), `$2` the name, `$3` when; at the root `$1` the name, `$2` when. Each answers
+/// the new id and path, or no row when the parent is not stored. The last sibling is read from
+/// the (parent_id, order_number) index.
 struct Inserts {
     by_id: &'static str,
     by_path: &'static str,
     root: &'static str,
 }
 
-/// Writes the insert of a new keyword: under the parent that `$where` finds as `p`, or at the
-/// root; `$with_names` wraps it so that one statement also stores the names (PostgreSQL).
+/// Writes the insert of a new keyword under the parent that `$condition` finds as `p` (locked
+/// with `$lock`), or at the root; `$with_names` wraps it so that one statement also stores the
+/// names (PostgreSQL).
 macro_rules! inserts {
-    ($with_names:ident) => {
+    ($backend:ident, $with_names:ident, $lock:literal) => {
         Inserts {
-            by_id: $with_names!(
-                5,
-                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                 SELECT p.id, $2, $3, COALESCE((SELECT MAX(order_number) FROM keywords \
-                 WHERE parent_id = p.id), 0) + 1, $4 FROM keywords p WHERE p.id = $1 RETURNING id"
-            ),
-            by_path: $with_names!(
-                5,
-                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                 SELECT p.id, $2, $3, COALESCE((SELECT MAX(order_number) FROM keywords \
-                 WHERE parent_id = p.id), 0) + 1, $4 FROM keywords p WHERE p.path = $1 \
-                 RETURNING id"
-            ),
-            root: $with_names!(
+            by_id: sql!($backend: $with_names!(
                 4,
+                concat!(
+                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+                     SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
+                     FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p \
+                     WHERE p.id = $1",
+                    $lock,
+                    " RETURNING id, path"
+                )
+            )),
+            by_path: sql!($backend: $with_names!(
+                4,
+                concat!(
+                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+                     SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
+                     FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p \
+                     WHERE p.path = $1",
+                    $lock,
+                    " RETURNING id, path"
+                )
+            )),
+            root: sql!($backend: $with_names!(
+                3,
                 "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                 SELECT NULL, $1, $2, COALESCE(MAX(order_number), 0) + 1, $3 FROM keywords \
-                 WHERE parent_id IS NULL RETURNING id"
-            ),
+                 SELECT NULL, $1, '/' || $1, COALESCE(MAX(order_number), 0) + 1, $2 \
+                 FROM keywords WHERE parent_id IS NULL RETURNING id, path"
+            )),
         }
     };
 }
@@ -162,44 +253,54 @@ macro_rules! inserts {
 /// SQLite: the insert alone; the names follow in a second statement ([`SQLITE_NAMES`]), since
 /// SQLite has no writes inside `WITH`.
 macro_rules! alone {
-    ($names:literal, $insert:literal) => {
-        $insert
+    ($names:literal, $($insert:tt)+) => {
+        $($insert)+
     };
 }
 
 /// PostgreSQL: the insert and the names (`$N`, a JSON object from locale to name) in one
 /// statement, one round trip to the server instead of two.
 macro_rules! with_names {
-    ($names:literal, $insert:literal) => {
+    ($names:literal, $($insert:tt)+) => {
         concat!(
             "WITH k AS (",
-            $insert,
+            $($insert)+,
             "), n AS (INSERT INTO keyword_names (keyword_id, loc, name) \
              SELECT k.id, e.key, e.value FROM k, json_each_text(CAST($",
             $names,
-            " AS JSON)) e) SELECT id FROM k"
+            " AS JSON)) e) SELECT id, path FROM k"
         )
     };
 }
 
-const SQLITE_INSERTS: Inserts = inserts!(alone);
-const POSTGRES_INSERTS: Inserts = inserts!(with_names);
+const SQLITE_INSERTS: Inserts = inserts!(sqlite, alone, "");
+const POSTGRES_INSERTS: Inserts = inserts!(postgres, with_names, " FOR SHARE OF p");
 
 /// SQLite: the names of a new keyword (`$2`, a JSON object from locale to name).
-const SQLITE_NAMES: &str =
-    "INSERT INTO keyword_names (keyword_id, loc, name) SELECT $1, key, value FROM json_each($2)";
+const SQLITE_NAMES: &str = sql!(sqlite:
+    "INSERT INTO keyword_names (keyword_id, loc, name) SELECT $1, key, value FROM json_each($2)"
+);
 
-/// Stores a new keyword at `path`, named `name`, after the last child of `parent`, with its
-/// localized `names`: its id, or none when the parent is not stored. A path taken already is a
+/// A keyword as a write finds it: its id and path.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Located {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its path.
+    pub(crate) path: String,
+}
+
+/// Stores a new keyword named `name` after the last child of `parent`, with its localized
+/// `names`: its id and path, or none when the parent is not stored. A path taken already is a
 /// uniqueness violation.
 pub(crate) async fn create(
     connection: &mut AnyConnection,
     backend: Backend,
     parent: Parent<'_>,
-    (name, path): (&str, &str),
+    name: &str,
     names: &[(&str, &str)],
     now: &str,
-) -> Result<Option<i64>, sqlx::Error> {
+) -> Result<Option<Located>, sqlx::Error> {
     let inserts = match backend {
         Backend::Sqlite => &SQLITE_INSERTS,
         Backend::Postgres => &POSTGRES_INSERTS,
@@ -212,28 +313,62 @@ pub(crate) async fn create(
     )
     .to_string();
     let query = match parent {
-        Parent::Root => sqlx::query_scalar(inserts.root),
-        Parent::Id(id) => sqlx::query_scalar(inserts.by_id).bind(id),
-        Parent::Path(parent) => sqlx::query_scalar(inserts.by_path).bind(parent),
+        Parent::Root => sqlx::query_as(inserts.root),
+        Parent::Id(id) => sqlx::query_as(inserts.by_id).bind(id),
+        Parent::Path(parent) => sqlx::query_as(inserts.by_path).bind(parent),
     }
     .bind(name)
-    .bind(path)
     .bind(now);
     let query = match backend {
         Backend::Postgres => query.bind(names_json.as_str()),
         Backend::Sqlite => query,
     };
-    let Some(id) = query.fetch_optional(&mut *connection).await? else {
+    let Some(created) = query.fetch_optional(&mut *connection).await? else {
         return Ok(None);
     };
+    let created: Located = created;
     if backend == Backend::Sqlite && !names.is_empty() {
         sqlx::query(SQLITE_NAMES)
-            .bind(id)
+            .bind(created.id)
             .bind(names_json.as_str())
             .execute(connection)
             .await?;
     }
-    Ok(Some(id))
+    Ok(Some(created))
+}
+
+/// The statements finding a keyword to change it: by id and by path; on PostgreSQL they lock it
+/// until the transaction ends.
+struct Finds {
+    by_id: &'static str,
+    by_path: &'static str,
+}
+
+const SQLITE_FINDS: Finds = Finds {
+    by_id: sql!(sqlite: "SELECT id, path FROM keywords WHERE id = $1"),
+    by_path: sql!(sqlite: "SELECT id, path FROM keywords WHERE path = $1"),
+};
+const POSTGRES_FINDS: Finds = Finds {
+    by_id: sql!(postgres: "SELECT id, path FROM keywords WHERE id = $1 FOR UPDATE"),
+    by_path: sql!(postgres: "SELECT id, path FROM keywords WHERE path = $1 FOR UPDATE"),
+};
+
+/// Finds a keyword to change it, by id or path, locking it on PostgreSQL: a concurrent rename
+/// of it or of an ancestor has then either ended (and its path is the new one) or waits.
+pub(crate) async fn lock(
+    connection: &mut AnyConnection,
+    backend: Backend,
+    identity: super::records::Identity<'_>,
+) -> Result<Option<Located>, sqlx::Error> {
+    let finds = match backend {
+        Backend::Sqlite => &SQLITE_FINDS,
+        Backend::Postgres => &POSTGRES_FINDS,
+    };
+    let query = match identity {
+        super::records::Identity::Id(id) => sqlx::query_as(finds.by_id).bind(id),
+        super::records::Identity::Key(path) => sqlx::query_as(finds.by_path).bind(path),
+    };
+    query.fetch_optional(connection).await
 }
 
 /// The parent of a stored keyword.
@@ -241,48 +376,70 @@ pub(crate) async fn parent_of(
     connection: &mut AnyConnection,
     id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT parent_id FROM keywords WHERE id = $1")
+    sqlx::query_scalar(sql!("SELECT parent_id FROM keywords WHERE id = $1"))
         .bind(id)
         .fetch_one(connection)
         .await
 }
 
-/// The length in characters of the longest path below `path` (its descendants'), if any.
+/// The descendants of keyword `$1`, as `sub (id)`, through the parent index.
+macro_rules! descendants {
+    ($statement:literal) => {
+        concat!(
+            "WITH RECURSIVE sub (id) AS (SELECT id FROM keywords WHERE parent_id = $1 \
+             UNION ALL SELECT k.id FROM sub s CROSS JOIN keywords k WHERE k.parent_id = s.id) ",
+            $statement
+        )
+    };
+}
+
+/// The length in characters of the longest path below keyword `id` (its descendants'), if any.
 pub(crate) async fn longest_below(
     connection: &mut AnyConnection,
-    path: &str,
+    id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
-    let prefix = format!("{path}/");
-    sqlx::query_scalar(
-        "SELECT CAST(MAX(length(path)) AS BIGINT) FROM keywords WHERE substr(path, 1, $1) = $2",
-    )
-    .bind(length(&prefix))
-    .bind(&prefix)
+    sqlx::query_scalar(sql!(descendants!(
+        "SELECT CAST(MAX(length(k.path)) AS BIGINT) FROM sub s CROSS JOIN keywords k \
+         WHERE k.id = s.id"
+    )))
+    .bind(id)
     .fetch_one(connection)
     .await
 }
 
 /// Renames keyword `id` from `path` to `new_path` (its default name becoming `name`), moving the
-/// paths of its descendants along. A path taken already is a uniqueness violation.
+/// paths of its descendants along. On PostgreSQL the descendants are locked first, so that a
+/// child being created under one of them is either there before the paths move or waits and
+/// takes its parent's new path. A path taken already is a uniqueness violation.
 pub(crate) async fn rename(
     connection: &mut AnyConnection,
+    backend: Backend,
     id: i64,
-    path: &str,
-    new_path: &str,
+    (path, new_path): (&str, &str),
     name: &str,
 ) -> Result<(), sqlx::Error> {
-    // The keyword and every descendant: their paths start with the old path and '/'.
-    sqlx::query(
-        "UPDATE keywords SET path = $1 || substr(path, $2), \
-         name = CASE WHEN id = $3 THEN $4 ELSE name END \
-         WHERE id = $3 OR substr(path, 1, $5) = $6",
-    )
+    if backend == Backend::Postgres {
+        sqlx::query(sql!(postgres: descendants!(
+            "SELECT k.id FROM sub s CROSS JOIN keywords k WHERE k.id = s.id FOR UPDATE OF k"
+        )))
+        .bind(id)
+        .execute(&mut *connection)
+        .await?;
+    }
+    sqlx::query(sql!(descendants!(
+        "UPDATE keywords SET path = $2 || substr(path, $3) WHERE id IN (SELECT id FROM sub)"
+    )))
+    .bind(id)
     .bind(new_path)
     .bind(length(path) + 1)
-    .bind(id)
+    .execute(&mut *connection)
+    .await?;
+    sqlx::query(sql!(
+        "UPDATE keywords SET path = $1, name = $2 WHERE id = $3"
+    ))
+    .bind(new_path)
     .bind(name)
-    .bind(length(path) + 1)
-    .bind(format!("{path}/"))
+    .bind(id)
     .execute(connection)
     .await?;
     Ok(())
@@ -295,13 +452,28 @@ pub(crate) async fn set_names(
     names: &[(&str, &str)],
 ) -> Result<(), sqlx::Error> {
     for (loc, _) in names {
-        sqlx::query("DELETE FROM keyword_names WHERE keyword_id = $1 AND loc = $2")
-            .bind(id)
-            .bind(loc)
-            .execute(&mut *connection)
-            .await?;
+        sqlx::query(sql!(
+            "DELETE FROM keyword_names WHERE keyword_id = $1 AND loc = $2"
+        ))
+        .bind(id)
+        .bind(loc)
+        .execute(&mut *connection)
+        .await?;
     }
     add_names(connection, id, names).await
+}
+
+/// How many localized names a keyword has.
+pub(crate) async fn count_names(
+    connection: &mut AnyConnection,
+    id: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(sql!(
+        "SELECT CAST(COUNT(*) AS BIGINT) FROM keyword_names WHERE keyword_id = $1"
+    ))
+    .bind(id)
+    .fetch_one(connection)
+    .await
 }
 
 /// Stores the names of a keyword that has none in those locales (one just created).
@@ -311,12 +483,14 @@ pub(crate) async fn add_names(
     names: &[(&str, &str)],
 ) -> Result<(), sqlx::Error> {
     for (loc, name) in names {
-        sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(loc)
-            .bind(name)
-            .execute(&mut *connection)
-            .await?;
+        sqlx::query(sql!(
+            "INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)"
+        ))
+        .bind(id)
+        .bind(loc)
+        .bind(name)
+        .execute(&mut *connection)
+        .await?;
     }
     Ok(())
 }
@@ -327,11 +501,13 @@ pub(crate) async fn link_asset(
     keyword: i64,
     asset: i64,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO keyword_assets (keyword_id, asset_id) VALUES ($1, $2)")
-        .bind(keyword)
-        .bind(asset)
-        .execute(connection)
-        .await?;
+    sqlx::query(sql!(
+        "INSERT INTO keyword_assets (keyword_id, asset_id) VALUES ($1, $2)"
+    ))
+    .bind(keyword)
+    .bind(asset)
+    .execute(connection)
+    .await?;
     Ok(())
 }
 

@@ -56,11 +56,11 @@ pub(crate) async fn insert(
     message: &NewMessage<'_>,
     now: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO messages (tid, subject, body, severity, recipient_user, recipient_role, \
          sender_application, sender_plugin, parameters, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    ))
     .bind(message.tid)
     .bind(message.subject)
     .bind(message.body)
@@ -82,13 +82,13 @@ pub(crate) async fn list(
     user: Option<&str>,
     role: Option<&str>,
 ) -> Result<Vec<Stored>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(sql!(
         "SELECT tid, created_at, severity, recipient_user, recipient_role, subject, body, \
          sender_application, sender_plugin, parameters FROM messages \
          WHERE (CAST($1 AS TEXT) IS NULL OR recipient_user = $1) \
          AND (CAST($2 AS TEXT) IS NULL OR recipient_role = $2) \
-         ORDER BY id",
-    )
+         ORDER BY id"
+    ))
     .bind(user)
     .bind(role)
     .fetch_all(pool)

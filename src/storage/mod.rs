@@ -26,7 +26,7 @@ pub(crate) mod records;
 pub(crate) mod trees;
 pub(crate) mod values;
 
-use std::path::Path;
+use std::{path::Path, time::Duration};
 
 use sqlx::{
     Any, AnyPool, Connection, Encode, FromRow, Transaction, Type,
@@ -60,13 +60,10 @@ const SQLITE_MMAP: &str = "PRAGMA mmap_size = 268435456";
 
 /// How long a PostgreSQL connection may have been idle in the pool before it is pinged when
 /// taken out again.
-const IDLE_PING: std::time::Duration = std::time::Duration::from_secs(1);
+const IDLE_PING: Duration = Duration::from_secs(1);
 
 /// The key of PostgreSQL's advisory lock between batches ("corebtch" in ASCII).
 const BATCH_LOCK: i64 = 0x636f_7265_6274_6368;
-
-/// How long a writer waits for SQLite's one write lock, which a batch holds while it runs (D-14).
-const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 30000";
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -80,78 +77,124 @@ pub enum Backend {
     Postgres,
 }
 
-/// The connection pool.
+/// Which database a connection talks to, for the few statements whose text differs.
+pub(crate) fn backend_of(connection: &sqlx::AnyConnection) -> Backend {
+    if connection.backend_name() == "PostgreSQL" {
+        Backend::Postgres
+    } else {
+        Backend::Sqlite
+    }
+}
+
+/// How the database is used besides its URL.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// How long a request waits for a connection (and on SQLite for the write lock) before the
+    /// database counts as unavailable (D-37).
+    pub timeout: Duration,
+    /// The most pages an SQLite file may grow to (`PRAGMA max_page_count`): a full disk, for
+    /// tests.
+    pub sqlite_max_pages: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            timeout: Duration::from_secs(crate::settings::DEFAULT_DATABASE_TIMEOUT_SECONDS),
+            sqlite_max_pages: None,
+        }
+    }
+}
+
+/// The connections: a pool for reads and authentication, whose connections cannot write, and
+/// a pool for writes, so that writers waiting for the write lock (SQLite's, or PostgreSQL's
+/// batch lock) never hold the connections readers need (D-37).
 #[derive(Debug, Clone)]
 pub struct Database {
-    pool: AnyPool,
+    reads: AnyPool,
+    writes: AnyPool,
     backend: Backend,
 }
 
+/// How many connections each pool opens at most: (reads, writes). SQLite has one writer at a
+/// time, so writers queue for its one write connection; in-memory SQLite exists per connection,
+/// so it has exactly one, shared.
+fn pool_sizes(backend: Backend) -> (u32, u32) {
+    match backend {
+        Backend::Sqlite => (4, 1),
+        Backend::Postgres => (8, 8),
+    }
+}
+
 impl Database {
-    /// Opens the database, creating an SQLite file (and its folder) when missing.
+    /// Opens the database with the default [`Options`], creating an SQLite file (and its folder)
+    /// when missing.
     pub async fn connect(url: &str) -> Result<Database, StorageError> {
-        sqlx::any::install_default_drivers();
-        let (backend, url) = prepare(url)?;
-        // An in-memory SQLite database exists per connection, so it gets exactly one.
-        let mut options = AnyPoolOptions::new().max_connections(match backend {
-            Backend::Sqlite if url.contains(":memory:") => 1,
-            Backend::Sqlite => 4,
-            Backend::Postgres => 16,
-        });
-        // sqlx pings a connection each time it leaves the pool, besides each time it comes back:
-        // an exchange with SQLite's worker thread or the PostgreSQL server more per statement,
-        // about a third of a small read's time. An SQLite connection lives in the process and
-        // cannot be lost; a PostgreSQL one is pinged only when it has been idle long enough
-        // for the server to have gone away since it was last used (`IDLE_PING`).
-        options = options.test_before_acquire(false);
-        if backend == Backend::Postgres {
-            options = options.before_acquire(|connection, metadata| {
-                Box::pin(async move {
-                    if metadata.idle_for >= IDLE_PING {
-                        connection.ping().await?;
-                    }
-                    Ok(true)
-                })
-            });
-        }
-        if backend == Backend::Sqlite {
-            // Pages read through a memory map of the file, shared by every connection, instead
-            // of one `pread` per page into each connection's 2 MB cache: a 100,000-node
-            // classification is read about 40% faster (`cargo bench --bench classes`).
-            options = options.after_connect(|connection, _| {
-                Box::pin(async move {
-                    sqlx::query(SQLITE_MMAP).execute(&mut *connection).await?;
-                    sqlx::query(SQLITE_BUSY_TIMEOUT).execute(connection).await?;
-                    Ok(())
-                })
-            });
-        }
-        let pool = options.connect(&url).await?;
-        let migrations = match backend {
-            Backend::Sqlite => {
-                sqlx::query("PRAGMA journal_mode = WAL")
-                    .execute(&pool)
-                    .await?;
-                &SQLITE_MIGRATIONS
-            }
-            Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        migrations.run(&pool).await?;
-        Ok(Database { pool, backend })
+        Database::connect_with(url, Options::default()).await
     }
 
-    /// The pool, for the modules' queries.
-    pub fn pool(&self) -> &AnyPool {
-        &self.pool
+    /// Opens the database, creating an SQLite file (and its folder) when missing, and brings its
+    /// schema up to date.
+    pub async fn connect_with(url: &str, options: Options) -> Result<Database, StorageError> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = prepare(url)?;
+        let (readers, writers) = pool_sizes(backend);
+        let database = if backend == Backend::Sqlite && url.contains(":memory:") {
+            let pool = pool_options(backend, options, Role::Shared, 1)
+                .connect(&url)
+                .await?;
+            Database {
+                reads: pool.clone(),
+                writes: pool,
+                backend,
+            }
+        } else {
+            // The write pool first: it creates an SQLite file and turns its write-ahead log on,
+            // which lets the readers read beside the writer.
+            let writes = pool_options(backend, options, Role::Writes, writers)
+                .connect(&url)
+                .await?;
+            if backend == Backend::Sqlite {
+                sqlx::query("PRAGMA journal_mode = WAL")
+                    .execute(&writes)
+                    .await?;
+            }
+            let reads = pool_options(backend, options, Role::Reads, readers)
+                .connect(&url)
+                .await?;
+            Database {
+                reads,
+                writes,
+                backend,
+            }
+        };
+        let migrations = match backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrations.run(&database.writes).await?;
+        Ok(database)
+    }
+
+    /// The pool of reads and authentication. Its connections cannot write (SQLite
+    /// `query_only`, PostgreSQL read-only transactions).
+    pub fn reads(&self) -> &AnyPool {
+        &self.reads
+    }
+
+    /// The pool of writes outside a batch's transaction (commands, tests); a batch takes its
+    /// transaction with [`Database::write`].
+    pub fn writes(&self) -> &AnyPool {
+        &self.writes
     }
 
     /// Begins a write transaction. On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`),
-    /// so concurrent writers queue on the busy timeout instead of failing when a transaction that
-    /// has read turns into one that writes.
+    /// so concurrent writers queue instead of failing when a transaction that has read turns
+    /// into one that writes.
     pub async fn write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
         match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
+            Backend::Sqlite => self.writes.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.writes.begin().await,
         }
     }
 
@@ -168,9 +211,9 @@ impl Database {
             return Ok(());
         }
         let statement = if alone {
-            "SELECT pg_advisory_xact_lock($1)::text"
+            sql!(postgres: "SELECT pg_advisory_xact_lock($1)::text")
         } else {
-            "SELECT pg_advisory_xact_lock_shared($1)::text"
+            sql!(postgres: "SELECT pg_advisory_xact_lock_shared($1)::text")
         };
         sqlx::query(statement)
             .bind(BATCH_LOCK)
@@ -179,12 +222,25 @@ impl Database {
         Ok(())
     }
 
-    /// The pool's connections for the metrics: open, idle, and the most it opens.
+    /// The pools' connections for the metrics: open, idle, and the most they open.
     pub fn connections(&self) -> [(&'static str, u64); 3] {
+        let pools: &[&AnyPool] = if self.reads.options().get_max_connections() == 1
+            && self.backend == Backend::Sqlite
+            && self.writes.size() == self.reads.size()
+            && std::ptr::eq(self.reads.options(), self.writes.options())
+        {
+            &[&self.reads]
+        } else {
+            &[&self.reads, &self.writes]
+        };
+        let sum = |count: &dyn Fn(&AnyPool) -> u64| pools.iter().map(|pool| count(pool)).sum();
         [
-            ("open", u64::from(self.pool.size())),
-            ("idle", self.pool.num_idle() as u64),
-            ("max", u64::from(self.pool.options().get_max_connections())),
+            ("open", sum(&|pool| u64::from(pool.size()))),
+            ("idle", sum(&|pool| pool.num_idle() as u64)),
+            (
+                "max",
+                sum(&|pool| u64::from(pool.options().get_max_connections())),
+            ),
         ]
     }
 
@@ -197,20 +253,141 @@ impl Database {
     /// first checkpointed into the database file; when the last connection closes, SQLite
     /// removes the `-wal` and `-shm` files.
     pub async fn close(&self) {
+        self.reads.close().await;
         if self.backend == Backend::Sqlite
             && let Err(error) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-                .execute(&self.pool)
+                .execute(&self.writes)
                 .await
         {
             tracing::warn!(%error, "the write-ahead log could not be checkpointed");
         }
-        self.pool.close().await;
+        self.writes.close().await;
     }
 
-    /// Checks that the database answers.
+    /// Checks that the database answers a read.
     pub async fn ping(&self) -> Result<(), StorageError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query("SELECT 1").execute(&self.reads).await?;
         Ok(())
+    }
+}
+
+/// What a pool is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Reads and authentication: its connections cannot write.
+    Reads,
+    /// Writes.
+    Writes,
+    /// Both (in-memory SQLite, one connection).
+    Shared,
+}
+
+/// The options of one pool.
+fn pool_options(backend: Backend, options: Options, role: Role, size: u32) -> AnyPoolOptions {
+    // A request that cannot get a connection within the timeout is answered 503 (D-37).
+    let mut pool = AnyPoolOptions::new()
+        .max_connections(size)
+        .acquire_timeout(options.timeout);
+    // sqlx pings a connection each time it leaves the pool, besides each time it comes back:
+    // an exchange with SQLite's worker thread or the PostgreSQL server more per statement,
+    // about a third of a small read's time. An SQLite connection lives in the process and
+    // cannot be lost; a PostgreSQL one is pinged only when it has been idle long enough for
+    // the server to have gone away since it was last used (`IDLE_PING`).
+    pool = pool.test_before_acquire(false);
+    match backend {
+        Backend::Postgres => {
+            pool = pool.before_acquire(|connection, metadata| {
+                Box::pin(async move {
+                    if metadata.idle_for >= IDLE_PING {
+                        connection.ping().await?;
+                    }
+                    Ok(true)
+                })
+            });
+            if role == Role::Reads {
+                pool = pool.after_connect(|connection, _| {
+                    Box::pin(async move {
+                        sqlx::query("SET default_transaction_read_only = on")
+                            .execute(connection)
+                            .await?;
+                        Ok(())
+                    })
+                });
+            }
+        }
+        Backend::Sqlite => {
+            // Pages read through a memory map of the file, shared by every connection, instead
+            // of one `pread` per page into each connection's 2 MB cache: a 100,000-node
+            // classification is read about 40% faster (`cargo bench --bench classes`). A writer
+            // waits for the write lock (another process's) as long as for a connection.
+            let busy = format!("PRAGMA busy_timeout = {}", options.timeout.as_millis());
+            let limit = options
+                .sqlite_max_pages
+                .map(|pages| format!("PRAGMA max_page_count = {pages}"));
+            pool = pool.after_connect(move |connection, _| {
+                let busy = busy.clone();
+                let limit = limit.clone();
+                Box::pin(async move {
+                    sqlx::query(SQLITE_MMAP).execute(&mut *connection).await?;
+                    sqlx::query(sqlx::AssertSqlSafe(busy))
+                        .execute(&mut *connection)
+                        .await?;
+                    if role == Role::Reads {
+                        sqlx::query("PRAGMA query_only = 1")
+                            .execute(&mut *connection)
+                            .await?;
+                    }
+                    if let Some(limit) = limit {
+                        sqlx::query(sqlx::AssertSqlSafe(limit))
+                            .execute(&mut *connection)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            });
+        }
+    }
+    pool
+}
+
+/// Why the database cannot serve a request at all, as opposed to refusing one statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outage {
+    /// It does not answer in time, or the connection to it is lost (503).
+    Unavailable,
+    /// It has no room left to write (507).
+    Full,
+}
+
+/// Whether a database error means the database is away or full, rather than a fault of the
+/// statement: pool timeouts, lost connections, SQLite's busy and I/O errors, PostgreSQL's
+/// connection, shutdown and resource errors.
+pub fn outage(error: &sqlx::Error) -> Option<Outage> {
+    match error {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+            Some(Outage::Unavailable)
+        }
+        sqlx::Error::Tls(_) | sqlx::Error::WorkerCrashed => Some(Outage::Unavailable),
+        sqlx::Error::Database(error) => {
+            let code = error.code()?;
+            if let Ok(extended) = code.parse::<i32>() {
+                // SQLite: the primary result code is the low byte of the extended one.
+                return match extended & 0xff {
+                    13 => Some(Outage::Full),
+                    5 | 6 | 10 | 14 => Some(Outage::Unavailable),
+                    _ => None,
+                };
+            }
+            match code.as_ref() {
+                "53100" => Some(Outage::Full),
+                "53000" | "53200" | "53300" | "57P01" | "57P02" | "57P03" | "57014" => {
+                    Some(Outage::Unavailable)
+                }
+                class if class.starts_with("08") => Some(Outage::Unavailable),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -218,14 +395,45 @@ impl Database {
 /// values (SQLite 32,766, PostgreSQL 65,535), so any list is read in a few statements.
 const IN_LIST_CHUNK: usize = 500;
 
-/// Rows whose column is one of `values`: `head` ends with `IN (` and `tail` starts with `)`.
-/// The list is read in chunks of [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in
-/// the order `tail` gives. The statement's only variable part is its placeholders (`$1, $2, …`),
-/// so it is safe text whatever the values.
+/// A statement of the service's SQL, where it is written: `sql!` and `sql_in!` register every
+/// statement, so that the query-plan test (`tests/plans.rs`) can ask the database how it runs
+/// each one.
+#[derive(Debug)]
+pub struct Statement {
+    /// The text, with `$1, $2, …` placeholders (a list statement with a one-value list).
+    pub text: &'static str,
+    /// The one database it is written for, when it is not written for both.
+    pub backend: Option<Backend>,
+    /// The file it is written in.
+    pub file: &'static str,
+    /// Its line.
+    pub line: u32,
+}
+
+inventory::collect!(Statement);
+
+/// Every statement of the service's SQL.
+pub fn statements() -> impl Iterator<Item = &'static Statement> {
+    inventory::iter::<Statement>.into_iter()
+}
+
+/// A statement reading the rows whose column is one of a list: `head` ends with `IN (` and
+/// `tail` starts with `)` (made with `sql_in!`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InList {
+    /// The statement up to the list.
+    pub(crate) head: &'static str,
+    /// The statement after it.
+    pub(crate) tail: &'static str,
+}
+
+/// Rows whose column is one of `values`, by the statement `list`. The list is read in chunks of
+/// [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in the order `tail` gives. The
+/// statement's only variable part is its placeholders (`$1, $2, …`), so it is safe text whatever
+/// the values.
 pub(crate) async fn in_list<T, V>(
     pool: &AnyPool,
-    head: &'static str,
-    tail: &'static str,
+    list: InList,
     values: &[V],
 ) -> Result<Vec<T>, sqlx::Error>
 where
@@ -235,7 +443,7 @@ where
     let mut rows = Vec::new();
     for chunk in values.chunks(IN_LIST_CHUNK) {
         let placeholders: Vec<String> = (1..=chunk.len()).map(|n| format!("${n}")).collect();
-        let statement = format!("{head}{}{tail}", placeholders.join(", "));
+        let statement = format!("{}{}{}", list.head, placeholders.join(", "), list.tail);
         let mut query = sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(statement));
         for value in chunk {
             query = query.bind(value.clone());

@@ -29,12 +29,12 @@ macro_rules! node_query {
 
 /// The nodes with the given ids (unknown ones left out, in no particular order).
 pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Node>, sqlx::Error> {
-    in_list(pool, node_query!("WHERE n.id IN ("), ")", ids).await
+    in_list(pool, sql_in!(node_query!("WHERE n.id IN ("), ")"), ids).await
 }
 
 /// The nodes with the given paths (unknown ones left out, in no particular order).
 pub(crate) async fn by_paths(pool: &AnyPool, paths: &[String]) -> Result<Vec<Node>, sqlx::Error> {
-    in_list(pool, node_query!("WHERE n.path IN ("), ")", paths).await
+    in_list(pool, sql_in!(node_query!("WHERE n.path IN ("), ")"), paths).await
 }
 
 /// A node classifying a product.
@@ -54,9 +54,11 @@ pub(crate) async fn of_products(
 ) -> Result<Vec<Classified>, sqlx::Error> {
     let mut classified: Vec<Classified> = in_list(
         pool,
-        "SELECT pn.product_id, n.id, n.path FROM product_nodes pn \
+        sql_in!(
+            "SELECT pn.product_id, n.id, n.path FROM product_nodes pn \
          JOIN classification_nodes n ON n.id = pn.node_id WHERE pn.product_id IN (",
-        ") ORDER BY pn.product_id, pn.position",
+            ") ORDER BY pn.product_id, pn.position"
+        ),
         products,
     )
     .await?;
@@ -71,9 +73,9 @@ pub(crate) async fn find(
     classification: i64,
     path: &str,
 ) -> Result<Option<Node>, sqlx::Error> {
-    sqlx::query_as(node_query!(
+    sqlx::query_as(sql!(node_query!(
         "WHERE n.classification_id = $1 AND n.path = $2"
-    ))
+    )))
     .bind(classification)
     .bind(path)
     .fetch_optional(connection)
@@ -85,7 +87,7 @@ pub(crate) async fn find_id(
     connection: &mut AnyConnection,
     id: i64,
 ) -> Result<Option<Node>, sqlx::Error> {
-    sqlx::query_as(node_query!("WHERE n.id = $1"))
+    sqlx::query_as(sql!(node_query!("WHERE n.id = $1")))
         .bind(id)
         .fetch_optional(connection)
         .await
@@ -96,7 +98,7 @@ pub(crate) async fn find_path(
     connection: &mut AnyConnection,
     path: &str,
 ) -> Result<Option<Node>, sqlx::Error> {
-    sqlx::query_as(node_query!("WHERE n.path = $1"))
+    sqlx::query_as(sql!(node_query!("WHERE n.path = $1")))
         .bind(path)
         .fetch_optional(connection)
         .await
@@ -107,10 +109,10 @@ pub(crate) async fn next_position(
     connection: &mut AnyConnection,
     classification: i64,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(sql!(
         "SELECT CAST(COALESCE(MAX(position) + 1, 0) AS BIGINT) FROM classification_nodes \
-         WHERE classification_id = $1",
-    )
+         WHERE classification_id = $1"
+    ))
     .bind(classification)
     .fetch_one(connection)
     .await
@@ -126,8 +128,8 @@ pub(crate) async fn create(
 ) -> Result<i64, sqlx::Error> {
     let identifier = path.rsplit('/').next().unwrap_or_default();
     sqlx::query_scalar(
-        "INSERT INTO classification_nodes (classification_id, parent_id, identifier, path, position) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        sql!("INSERT INTO classification_nodes (classification_id, parent_id, identifier, path, position) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING id"),
     )
     .bind(classification)
     .bind(parent)
@@ -145,14 +147,28 @@ pub(crate) async fn set_name(
     loc: &str,
     name: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO node_names (node_id, loc, name) VALUES ($1, $2, $3) \
-         ON CONFLICT (node_id, loc) DO UPDATE SET name = excluded.name",
-    )
+         ON CONFLICT (node_id, loc) DO UPDATE SET name = excluded.name"
+    ))
     .bind(node)
     .bind(loc)
     .bind(name)
     .execute(connection)
     .await?;
+    Ok(())
+}
+
+/// Locks a node until the transaction ends (PostgreSQL; SQLite has one writer at a time), so
+/// that concurrent writes of its attributes run one after the other.
+pub(crate) async fn lock(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {
+    if super::backend_of(connection) == super::Backend::Postgres {
+        sqlx::query(sql!(postgres:
+            "SELECT id FROM classification_nodes WHERE id = $1 FOR NO KEY UPDATE"
+        ))
+        .bind(id)
+        .execute(connection)
+        .await?;
+    }
     Ok(())
 }

@@ -11,9 +11,9 @@ pub(crate) async fn link_channel(
     peo: i64,
     channel: i64,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO peo_channels (peo_id, channel_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-    )
+    sqlx::query(sql!(
+        "INSERT INTO peo_channels (peo_id, channel_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+    ))
     .bind(peo)
     .bind(channel)
     .execute(connection)
@@ -56,12 +56,12 @@ macro_rules! peos_where {
 
 /// The PEOs whose ids are listed.
 pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list(pool, peos_where!("p.id IN ("), ")", ids).await
+    in_list(pool, sql_in!(peos_where!("p.id IN ("), ")"), ids).await
 }
 
 /// The PEOs whose tids are listed.
 pub(crate) async fn by_tids(pool: &AnyPool, tids: &[String]) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list(pool, peos_where!("p.tid IN ("), ")", tids).await
+    in_list(pool, sql_in!(peos_where!("p.tid IN ("), ")"), tids).await
 }
 
 /// A PEO as `namesOnly` shows it: read from its own row alone.
@@ -83,8 +83,10 @@ pub(crate) struct Named {
 pub(crate) async fn names_by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Named>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT id, tid, name, created_at, modified_at FROM peos WHERE id IN (",
-        ")",
+        sql_in!(
+            "SELECT id, tid, name, created_at, modified_at FROM peos WHERE id IN (",
+            ")"
+        ),
         ids,
     )
     .await
@@ -97,8 +99,10 @@ pub(crate) async fn names_by_tids(
 ) -> Result<Vec<Named>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT id, tid, name, created_at, modified_at FROM peos WHERE tid IN (",
-        ")",
+        sql_in!(
+            "SELECT id, tid, name, created_at, modified_at FROM peos WHERE tid IN (",
+            ")"
+        ),
         tids,
     )
     .await
@@ -117,14 +121,16 @@ pub(crate) struct NodeRow {
 pub(crate) async fn nodes(pool: &AnyPool, ids: &[i64]) -> Result<Vec<NodeRow>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT peo_id, node FROM peo_nodes WHERE peo_id IN (",
-        ") ORDER BY peo_id, position",
+        sql_in!(
+            "SELECT peo_id, node FROM peo_nodes WHERE peo_id IN (",
+            ") ORDER BY peo_id, position"
+        ),
         ids,
     )
     .await
 }
 
-/// A PEO that PEO query may answer with: its id and tid, and its name to match `names`.
+/// A PEO that PEO query may answer with: what its criteria compare.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct Candidate {
     /// Its id.
@@ -133,23 +139,70 @@ pub(crate) struct Candidate {
     pub(crate) tid: String,
     /// Its name.
     pub(crate) name: Option<String>,
+    /// Its product.
+    pub(crate) product_id: Option<i64>,
+    /// When it was last changed (UTC, as stored).
+    pub(crate) modified_at: String,
 }
 
-/// The PEOs of a product (any when `None`) modified within the bounds (UTC timestamps as
-/// stored, inclusive; open when `None`), by tid.
-pub(crate) async fn matching(
+/// The columns of [`Candidate`], from `peos`.
+macro_rules! candidates {
+    ($condition:literal) => {
+        concat!(
+            "SELECT id, tid, name, product_id, modified_at FROM peos ",
+            $condition
+        )
+    };
+}
+
+/// Which PEOs PEO query reads, by the most selective criterion it has (each served by an
+/// index); the others are compared with what is read.
+#[derive(Debug)]
+pub(crate) enum Selection<'a> {
+    /// The PEOs of a product.
+    Product(i64),
+    /// The PEOs with these ids (those linked to a project).
+    Ids(&'a [i64]),
+    /// The PEOs with these names.
+    Names(&'a [&'a str]),
+    /// The PEOs changed within the bounds (UTC as stored, inclusive; open ends absent).
+    Modified(Option<&'a str>, Option<&'a str>),
+    /// Every PEO: the answer of a query without criteria.
+    All,
+}
+
+/// The PEOs a selection reads, unordered.
+pub(crate) async fn candidates(
     pool: &AnyPool,
-    product: Option<i64>,
-    from: Option<&str>,
-    until: Option<&str>,
+    selection: Selection<'_>,
 ) -> Result<Vec<Candidate>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT id, tid, name FROM peos WHERE ($1 IS NULL OR product_id = $1) \
-         AND ($2 IS NULL OR modified_at >= $2) AND ($3 IS NULL OR modified_at <= $3) ORDER BY tid",
-    )
-    .bind(product)
-    .bind(from.map(str::to_string))
-    .bind(until.map(str::to_string))
-    .fetch_all(pool)
-    .await
+    match selection {
+        Selection::Product(product) => {
+            sqlx::query_as(sql!(candidates!("WHERE product_id = $1")))
+                .bind(product)
+                .fetch_all(pool)
+                .await
+        }
+        Selection::Ids(ids) => in_list(pool, sql_in!(candidates!("WHERE id IN ("), ")"), ids).await,
+        Selection::Names(names) => {
+            let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+            in_list(pool, sql_in!(candidates!("WHERE name IN ("), ")"), &names).await
+        }
+        Selection::Modified(from, until) => {
+            // Timestamps are ISO 8601 text of one width, so open ends are the empty text and
+            // the last instant that text can write.
+            sqlx::query_as(sql!(candidates!(
+                "WHERE modified_at >= $1 AND modified_at <= $2"
+            )))
+            .bind(from.unwrap_or("").to_string())
+            .bind(until.unwrap_or("9999-12-31T23:59:59.999Z").to_string())
+            .fetch_all(pool)
+            .await
+        }
+        Selection::All => {
+            sqlx::query_as(sql!(candidates!("ORDER BY tid")))
+                .fetch_all(pool)
+                .await
+        }
+    }
 }

@@ -31,61 +31,94 @@ impl<'a> Identity<'a> {
 pub(crate) struct Resource {
     by_id: &'static str,
     by_key: &'static str,
-    restriction: Option<&'static str>,
+    restriction: Option<Restriction>,
 }
 
-/// Declares a [`Resource`] from its table and key column, its queries written out at compile
-/// time.
+/// How the access restrictions of a kind of record are read: one record's roles, and the roles
+/// of a list of records, each by the restrictions' primary key (kind, record).
+#[derive(Debug)]
+struct Restriction {
+    one: &'static str,
+    many: super::InList,
+}
+
+/// Declares a [`Resource`] from its table and key column (and the kind under which its records
+/// are restricted), its queries written out at compile time.
 macro_rules! resource {
-    ($(#[$doc:meta])* $name:ident, $table:literal, $key:literal, $restriction:expr) => {
+    ($(#[$doc:meta])* $name:ident, $table:literal, $key:literal) => {
         $(#[$doc])*
         pub(crate) const $name: Resource = Resource {
-            by_id: concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE id = $1"),
-            by_key: concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE ", $key, " = $1"),
-            restriction: $restriction,
+            by_id: sql!(concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE id = $1")),
+            by_key: sql!(concat!(
+                "SELECT id, ", $key, " AS key FROM ", $table, " WHERE ", $key, " = $1"
+            )),
+            restriction: None,
+        };
+    };
+    ($(#[$doc:meta])* $name:ident, $table:literal, $key:literal, restricted as $kind:literal) => {
+        $(#[$doc])*
+        pub(crate) const $name: Resource = Resource {
+            by_id: sql!(concat!("SELECT id, ", $key, " AS key FROM ", $table, " WHERE id = $1")),
+            by_key: sql!(concat!(
+                "SELECT id, ", $key, " AS key FROM ", $table, " WHERE ", $key, " = $1"
+            )),
+            restriction: Some(Restriction {
+                one: sql!(concat!(
+                    "SELECT r.name FROM access_restrictions ar JOIN roles r ON r.id = ar.role_id \
+                     WHERE ar.kind = '", $kind, "' AND ar.record_id = $1 ORDER BY r.name"
+                )),
+                many: sql_in!(
+                    concat!(
+                        "SELECT ar.record_id, r.name FROM access_restrictions ar \
+                         JOIN roles r ON r.id = ar.role_id WHERE ar.kind = '", $kind,
+                        "' AND ar.record_id IN ("
+                    ),
+                    ") ORDER BY ar.record_id, r.name"
+                ),
+            }),
         };
     };
 }
 
 resource!(
     /// Keywords, whose textual key is their path.
-    KEYWORDS, "keywords", "path", None
+    KEYWORDS, "keywords", "path"
 );
 resource!(
     /// Glossaries.
-    GLOSSARIES, "glossaries", "tid", None
+    GLOSSARIES, "glossaries", "tid"
 );
 resource!(
     /// Glossary entries.
-    GLOSSARY_ENTRIES, "glossary_entries", "tid", None
+    GLOSSARY_ENTRIES, "glossary_entries", "tid"
 );
 resource!(
     /// Channels (`project`).
-    CHANNELS, "channels", "tid", None
+    CHANNELS, "channels", "tid"
 );
 resource!(
     /// Locales.
-    LOCALES, "locales", "tid", None
+    LOCALES, "locales", "tid"
 );
 resource!(
     /// Classifications.
-    CLASSIFICATIONS, "classifications", "tid", None
+    CLASSIFICATIONS, "classifications", "tid"
 );
 resource!(
     /// Attribute definitions.
-    ATTRIBUTE_DEFINITIONS, "attribute_definitions", "tid", None
+    ATTRIBUTE_DEFINITIONS, "attribute_definitions", "tid"
 );
 resource!(
     /// Assets, which may be restricted to roles.
-    ASSETS, "assets", "tid", Some("asset")
+    ASSETS, "assets", "tid", restricted as "asset"
 );
 resource!(
     /// Products, which may be restricted to roles.
-    PRODUCTS, "products", "tid", Some("product")
+    PRODUCTS, "products", "tid", restricted as "product"
 );
 resource!(
     /// PEOs, which may be restricted to roles.
-    PEOS, "peos", "tid", Some("peo")
+    PEOS, "peos", "tid", restricted as "peo"
 );
 
 /// A record found: its id and its textual key (absent for a glossary entry without a tid).
@@ -119,16 +152,12 @@ pub(crate) async fn find_restricted(
     let Some(found) = find(&mut *connection, resource, identity).await? else {
         return Ok(None);
     };
-    let roles = match resource.restriction {
-        Some(kind) => {
-            sqlx::query_scalar(
-                "SELECT r.name FROM access_restrictions ar JOIN roles r ON r.id = ar.role_id \
-                 WHERE ar.kind = $1 AND ar.record_id = $2 ORDER BY r.name",
-            )
-            .bind(kind)
-            .bind(found.id)
-            .fetch_all(connection)
-            .await?
+    let roles = match &resource.restriction {
+        Some(restriction) => {
+            sqlx::query_scalar(restriction.one)
+                .bind(found.id)
+                .fetch_all(connection)
+                .await?
         }
         None => Vec::new(),
     };
@@ -143,21 +172,12 @@ pub(crate) async fn restrictions(
     ids: &[i64],
 ) -> Result<std::collections::HashMap<i64, Vec<String>>, sqlx::Error> {
     let mut roles: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
-    let Some(kind) = resource.restriction else {
+    let Some(restriction) = &resource.restriction else {
         return Ok(roles);
     };
-    let rows: Vec<(String, i64, String)> = super::in_list(
-        pool,
-        "SELECT ar.kind, ar.record_id, r.name FROM access_restrictions ar \
-         JOIN roles r ON r.id = ar.role_id WHERE ar.record_id IN (",
-        ") ORDER BY ar.record_id, r.name",
-        ids,
-    )
-    .await?;
-    for (row_kind, id, role) in rows {
-        if row_kind == kind {
-            roles.entry(id).or_default().push(role);
-        }
+    let rows: Vec<(i64, String)> = super::in_list(pool, restriction.many, ids).await?;
+    for (id, role) in rows {
+        roles.entry(id).or_default().push(role);
     }
     Ok(roles)
 }

@@ -26,18 +26,24 @@ pub(crate) struct TreeNode(
 #[derive(Debug, Deserialize)]
 pub(crate) struct TreeName(pub(crate) i64, pub(crate) String, pub(crate) String);
 
-/// An attribute of a node: id, node, definition, `level`, `inheritance`, `restriction`,
-/// `localized`.
+/// An attribute of a node, with its definition's tid (its `key`).
 #[derive(Debug, Deserialize)]
-pub(crate) struct TreeAttribute(
-    pub(crate) i64,
-    pub(crate) i64,
-    pub(crate) i64,
-    pub(crate) Option<String>,
-    pub(crate) Option<String>,
-    pub(crate) Option<String>,
-    pub(crate) JsonFlag,
-);
+pub(crate) struct TreeAttribute {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its node.
+    pub(crate) node_id: i64,
+    /// Its definition's tid.
+    pub(crate) key: String,
+    /// `level`.
+    pub(crate) level: Option<String>,
+    /// `inheritance`.
+    pub(crate) inheritance: Option<String>,
+    /// `restriction`.
+    pub(crate) restriction: Option<String>,
+    /// `localized`.
+    pub(crate) localized: JsonFlag,
+}
 
 /// A boolean as the database writes it into JSON: `true`/`false` (PostgreSQL) or `1`/`0`
 /// (SQLite, which stores booleans as integers).
@@ -78,25 +84,29 @@ struct Statements {
 }
 
 const SQLITE: Statements = Statements {
-    nodes: "SELECT json_group_array(json_array(id, parent_id, path, position)) \
-            FROM classification_nodes WHERE classification_id = $1",
-    names: "SELECT json_group_array(json_array(nn.node_id, nn.loc, nn.name)) FROM node_names nn \
-            JOIN classification_nodes n ON n.id = nn.node_id WHERE n.classification_id = $1",
-    attributes: "SELECT json_group_array(json_array(a.id, a.node_id, a.attribute_definition_id, \
+    nodes: sql!(sqlite: "SELECT json_group_array(json_array(id, parent_id, path, position)) \
+            FROM classification_nodes WHERE classification_id = $1"),
+    names: sql!(sqlite: "SELECT json_group_array(json_array(nn.node_id, nn.loc, nn.name)) \
+            FROM node_names nn JOIN classification_nodes n ON n.id = nn.node_id \
+            WHERE n.classification_id = $1"),
+    attributes: sql!(sqlite: "SELECT json_group_array(json_array(a.id, a.node_id, d.tid, \
                  a.level, a.inheritance, a.restriction, a.localized)) FROM node_attributes a \
-                 JOIN classification_nodes n ON n.id = a.node_id WHERE n.classification_id = $1",
+                 JOIN classification_nodes n ON n.id = a.node_id \
+                 JOIN attribute_definitions d ON d.id = a.attribute_definition_id \
+                 WHERE n.classification_id = $1"),
 };
 
 const POSTGRES: Statements = Statements {
-    nodes: "SELECT COALESCE(json_agg(json_build_array(id, parent_id, path, position)), '[]')::text \
-            FROM classification_nodes WHERE classification_id = $1",
-    names: "SELECT COALESCE(json_agg(json_build_array(nn.node_id, nn.loc, nn.name)), '[]')::text \
-            FROM node_names nn JOIN classification_nodes n ON n.id = nn.node_id \
-            WHERE n.classification_id = $1",
-    attributes: "SELECT COALESCE(json_agg(json_build_array(a.id, a.node_id, \
-                 a.attribute_definition_id, a.level, a.inheritance, a.restriction, a.localized)), \
-                 '[]')::text FROM node_attributes a JOIN classification_nodes n ON n.id = a.node_id \
-                 WHERE n.classification_id = $1",
+    nodes: sql!(postgres: "SELECT COALESCE(json_agg(json_build_array(id, parent_id, path, \
+            position)), '[]')::text FROM classification_nodes WHERE classification_id = $1"),
+    names: sql!(postgres: "SELECT COALESCE(json_agg(json_build_array(nn.node_id, nn.loc, \
+            nn.name)), '[]')::text FROM node_names nn \
+            JOIN classification_nodes n ON n.id = nn.node_id WHERE n.classification_id = $1"),
+    attributes: sql!(postgres: "SELECT COALESCE(json_agg(json_build_array(a.id, a.node_id, d.tid, \
+                 a.level, a.inheritance, a.restriction, a.localized)), '[]')::text \
+                 FROM node_attributes a JOIN classification_nodes n ON n.id = a.node_id \
+                 JOIN attribute_definitions d ON d.id = a.attribute_definition_id \
+                 WHERE n.classification_id = $1"),
 };
 
 /// Reads a classification's nodes, names and attributes.
@@ -108,7 +118,7 @@ pub(crate) async fn of_classification(
         Backend::Sqlite => &SQLITE,
         Backend::Postgres => &POSTGRES,
     };
-    let pool = database.pool();
+    let pool = database.reads();
     Ok(Tree {
         nodes: aggregate(pool, statements.nodes, classification).await?,
         names: aggregate(pool, statements.names, classification).await?,

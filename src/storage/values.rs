@@ -35,11 +35,13 @@ pub(crate) struct Item {
 pub(crate) async fn of_channels(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT v.channel_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
+        sql_in!(
+            "SELECT v.channel_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
          v.type AS kind, v.origin, v.node, COALESCE(v.data_type, d.type) AS data_type, \
          CAST(v.pos AS BIGINT) AS pos, v.loc, v.value FROM attribute_values v \
          JOIN attribute_definitions d ON d.id = v.attribute_definition_id WHERE v.channel_id IN (",
-        ") ORDER BY v.channel_id, v.id",
+            ") ORDER BY v.channel_id, v.id"
+        ),
         ids,
     )
     .await
@@ -49,11 +51,13 @@ pub(crate) async fn of_channels(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>
 pub(crate) async fn of_peos(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>, sqlx::Error> {
     in_list(
         pool,
-        "SELECT v.peo_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
+        sql_in!(
+            "SELECT v.peo_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
          v.type AS kind, v.origin, v.node, COALESCE(v.data_type, d.type) AS data_type, \
          CAST(v.pos AS BIGINT) AS pos, v.loc, v.value FROM attribute_values v \
          JOIN attribute_definitions d ON d.id = v.attribute_definition_id WHERE v.peo_id IN (",
-        ") ORDER BY v.peo_id, v.id",
+            ") ORDER BY v.peo_id, v.id"
+        ),
         ids,
     )
     .await
@@ -64,10 +68,10 @@ pub(crate) async fn registered(
     connection: &mut AnyConnection,
     attr: &str,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(sql!(
         "SELECT d.id FROM attribute_definitions d \
-         JOIN channel_attributes c ON c.attribute_definition_id = d.id WHERE d.tid = $1",
-    )
+         JOIN channel_attributes c ON c.attribute_definition_id = d.id WHERE d.tid = $1"
+    ))
     .bind(attr.to_string())
     .fetch_optional(connection)
     .await
@@ -84,7 +88,7 @@ pub(crate) async fn clear(
     match locales {
         None => {
             sqlx::query(
-                "DELETE FROM attribute_values WHERE channel_id = $1 AND attribute_definition_id = $2",
+                sql!("DELETE FROM attribute_values WHERE channel_id = $1 AND attribute_definition_id = $2"),
             )
             .bind(channel)
             .bind(definition)
@@ -93,18 +97,18 @@ pub(crate) async fn clear(
         }
         Some(locales) => {
             sqlx::query(
-                "DELETE FROM attribute_values WHERE channel_id = $1 AND attribute_definition_id = $2 \
-                 AND (type IS NULL OR type <> 'localized')",
+                sql!("DELETE FROM attribute_values WHERE channel_id = $1 AND attribute_definition_id = $2 \
+                 AND (type IS NULL OR type <> 'localized')"),
             )
             .bind(channel)
             .bind(definition)
             .execute(&mut *connection)
             .await?;
             for loc in locales {
-                sqlx::query(
+                sqlx::query(sql!(
                     "DELETE FROM attribute_values WHERE channel_id = $1 \
-                     AND attribute_definition_id = $2 AND loc = $3",
-                )
+                     AND attribute_definition_id = $2 AND loc = $3"
+                ))
                 .bind(channel)
                 .bind(definition)
                 .bind(loc.clone())
@@ -143,10 +147,10 @@ pub(crate) async fn insert(
     channel: i64,
     item: &NewItem<'_>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query(sql!(
         "INSERT INTO attribute_values (channel_id, attribute_definition_id, type, origin, node, \
-         data_type, pos, loc, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
+         data_type, pos, loc, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    ))
     .bind(channel)
     .bind(item.definition)
     .bind(item.kind.map(str::to_string))

@@ -26,9 +26,17 @@ pub fn serve(database_url: &str) -> (Server, String) {
     serve_with(database_url, &[])
 }
 
-/// Starts `core-server serve` with more arguments; see [`serve`].
+/// The binary the tests run: cargo's build, or the one `CORE_TEST_BINARY` names (to show that a
+/// test fails on an older build).
+pub fn binary() -> String {
+    std::env::var("CORE_TEST_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_core-server").into())
+}
+
+/// Starts `core-server serve` with more arguments; see [`serve`]. The rate limit is off unless
+/// the arguments set it (tests send requests as fast as they are answered).
 pub fn serve_with(database_url: &str, arguments: &[&str]) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
+    let mut child = Command::new(binary())
+        .env("CORE_RATE_LIMIT", "0")
         .args([
             "serve",
             "--bind",
@@ -74,7 +82,7 @@ pub fn exchange(address: &str, request: &str) -> (u16, String) {
 
 /// Runs a `core-server` subcommand on a database.
 pub fn core_server(args: &[&str], database_url: &str) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_core-server"))
+    Command::new(binary())
         .args(args)
         .args(["--database-url", database_url])
         .output()
@@ -95,7 +103,7 @@ impl BatchProbe {
         let database = core_server::storage::Database::connect(url)
             .await
             .expect("opens");
-        let mut connection = database.pool().acquire().await.expect("a connection");
+        let mut connection = database.writes().acquire().await.expect("a connection");
         let sqlite = url.starts_with("sqlite");
         if sqlite {
             sqlx::query("PRAGMA busy_timeout = 0")

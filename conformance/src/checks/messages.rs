@@ -509,9 +509,9 @@ fn cm() -> Vec<Scenario> {
         scenario(&op::CHANNELS_PERSIST, "refuses an unknown parent", &["Parent project not found"])
             .send(body!({"projects": {"project": [{"tid": "CF-{u}", "parentTid": "CF-{u}-parent", "type": "CF-Catalog", "name": "x"}]}}))
             .records(&[("ERROR", "Parent project not found")]),
-        scenario(&op::CHANNELS_PERSIST, "refuses a create without a type", &["Missing required value 'type'"])
+        scenario(&op::CHANNELS_PERSIST, "refuses a create without a type", &["Project type '<type>' not found"])
             .send(body!({"projects": {"project": [{"tid": "CF-{u}", "parentTid": "CF-Root", "name": "x"}]}}))
-            .records(&[("ERROR", "Missing required value 'type'")]),
+            .records(&[("ERROR", "Project type '' not found")]),
         scenario(&op::CHANNELS_PERSIST, "refuses an attribute not registered", &["Attribute '<attr>' is not registered"])
             .send(body!({"projects": {"project": [{"tid": "CF-Page", "vals": {"val": [{"attr": "CF-Spare", "itm": [{"value": "x"}]}]}}]}}))
             .records(&[("WARNING", "The project has been saved successfully|Attribute 'CF-Spare' is not registered")]),

@@ -244,7 +244,7 @@ async fn check_token_storage(database: &Database) {
     assert_eq!(secret.len(), 64, "256 bits in hex");
     let rows = sqlx::query("SELECT selector, secret_hash FROM tokens WHERE selector = $1")
         .bind(selector)
-        .fetch_all(database.pool())
+        .fetch_all(database.reads())
         .await
         .expect("rows");
     assert_eq!(rows.len(), 1);

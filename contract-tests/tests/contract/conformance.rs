@@ -25,7 +25,7 @@ async fn run(server: &TestServer) -> Vec<Outcome> {
     .await
     .expect("a token of the limited role");
     let glossary: i64 = sqlx::query_scalar("SELECT id FROM glossaries WHERE tid = 'CF-GL-2'")
-        .fetch_one(server.database.pool())
+        .fetch_one(server.database.reads())
         .await
         .expect("the fixture's glossary CF-GL-2");
     let target = Target::new(&server.url(""), &server.token, Some(&limited))

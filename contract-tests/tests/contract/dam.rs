@@ -87,7 +87,7 @@ async fn a_version_or_preview_downloads_whole_in_part_or_not_at_all() {
         assert_eq!(etag.len(), 66, "a quoted SHA-256: {etag}");
         let id = {
             let row: (i64,) = sqlx::query_as("SELECT id FROM assets WHERE tid = 'A-1'")
-                .fetch_one(server.database.pool())
+                .fetch_one(server.database.reads())
                 .await
                 .expect("the asset");
             row.0

@@ -168,7 +168,7 @@ fn pim() -> Bootstrap {
 
 /// Makes the next id the database gives a table's new record `last + 1`.
 async fn place_next_ids(server: &TestServer, table: &str, last: i64) {
-    let pool = server.database.pool();
+    let pool = server.database.writes();
     let placed = match server.database.backend() {
         Backend::Sqlite => {
             sqlx::query("DELETE FROM sqlite_sequence WHERE name = $1")
@@ -208,7 +208,7 @@ async fn load_with_documented_ids(server: &TestServer, module: &str) {
         sqlx::query(
             "UPDATE peos SET modified_at = '2024-02-01T10:00:00.000Z' WHERE tid = 'PEO-SS25-WEB'",
         )
-        .execute(server.database.pool())
+        .execute(server.database.writes())
         .await
         .expect("the documented modification date is placed");
     }

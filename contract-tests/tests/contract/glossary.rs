@@ -71,7 +71,7 @@ async fn stored(
     Option<String>,
     Vec<(String, Option<String>, Option<i64>)>,
 )> {
-    let pool = server.database.pool();
+    let pool = server.database.reads();
     let row = sqlx::query(
         "SELECT e.id, g.tid AS glossary, e.loc, e.type, e.value, \
          CASE WHEN e.forbidden THEN 1 ELSE 0 END AS forbidden, e.last_edited_username \

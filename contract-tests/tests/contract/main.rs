@@ -13,6 +13,7 @@ mod examples;
 mod glossary;
 mod http;
 mod keywords;
+mod limits;
 mod links;
 mod locales;
 mod messages;
@@ -33,6 +34,7 @@ fn main() {
         glossary::trials(),
         http::trials(),
         keywords::trials(),
+        limits::trials(),
         links::trials(),
         locales::trials(),
         messages::trials(),

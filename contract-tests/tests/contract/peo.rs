@@ -73,7 +73,7 @@ async fn modified(database: &Database, tid: &str, at: &str) {
     sqlx::query("UPDATE peos SET modified_at = $1 WHERE tid = $2")
         .bind(at.to_string())
         .bind(tid.to_string())
-        .execute(database.pool())
+        .execute(database.writes())
         .await
         .expect("updated");
 }

@@ -36,7 +36,7 @@ async fn linked(server: &TestServer, peo: &str) -> Vec<String> {
          JOIN channels c ON c.id = l.channel_id WHERE p.tid = $1 ORDER BY c.tid",
     )
     .bind(peo)
-    .fetch_all(server.database.pool())
+    .fetch_all(server.database.reads())
     .await
     .expect("reads")
     .iter()
@@ -49,7 +49,7 @@ async fn pairs_link_and_every_item_message_is_said() {
         let server = server(&url).await;
         let admin = server.token.clone();
         let ids = sqlx::query("SELECT (SELECT id FROM peos WHERE tid = 'PEO-200-CAT') AS peo, (SELECT id FROM channels WHERE tid = 'WEB-SHOP') AS channel")
-            .fetch_one(server.database.pool())
+            .fetch_one(server.database.reads())
             .await
             .expect("ids");
         let (peo_id, channel_id): (i64, i64) = (ids.get("peo"), ids.get("channel"));

@@ -9,7 +9,7 @@ pub const OPENAPI_JSON: &str = r##"{
   "openapi": "3.0.3",
   "info": {
     "title": "Core Interface v1",
-    "version": "1.0.0",
+    "version": "2.0.0",
     "contact": {
       "name": "core-server maintainers"
     },
@@ -17,7 +17,7 @@ pub const OPENAPI_JSON: &str = r##"{
       "name": "MIT OR Apache-2.0",
       "url": "https://spdx.org/licenses/"
     },
-    "description": "HTTP interface for reading and managing the resources of an information-management service:\nCommon (locales, keywords, glossaries and glossary entries, messages, links, enabled components,\nformat transformation), DAM (binary data of asset versions), PIM (classifications and their nodes,\nnode attributes, attribute definitions), CM (sales channels, called `project` in payloads) and PEO\n(product export options: filters on articles or products).\n\nThis document is the single source of truth of `core-server`: the request/response types, the\nroute stubs, the Rust client and the representation tables are generated from it\n(`cargo xtask codegen`). Every point the specification leaves open (\"not shown\") is decided in the\ndescription of the item it concerns and listed, one line each, in `openapi/DECISIONS.md` (D-nn).\n\n## General behaviour\n1. Operations are named by verb: `retrieve` and `query` read, `persist` creates or updates,\n   `perform` executes actions (delete, copy, move).\n2. Almost every operation is an HTTP `POST`. One `GET` exists (classifications listing).\n3. Message bodies exist in three interchangeable representations of the same tree: XML, JSON and\n   compact JSON. Media types: `application/xml; charset=UTF-8`, `application/json`,\n   `application/json+compact`.\n4. Where an endpoint lists all three media types, the request `Content-Type` header selects the\n   request representation and the `Accept` header selects the response representation.\n5. Resources are addressed by a numeric `id` (integer) and/or a textual identifier `tid` (string).\n6. Batch operations (persist, perform) return one result record per processed item inside a 200\n   response; success or failure of each item is carried in the record's status. Items are\n   applied in request order, each whole or not at all, in one transaction per request that is\n   committed before the answer: what the records report saved is stored, and a request that\n   got no answer (the server stopped in between) stored nothing and may be sent again (D-14).\n\n## The three representations (how to read the schemas)\nThe schemas describe the tree in its **default JSON** form. The other two forms are derived from\nthe schemas alone:\n\n* **XML** follows the OpenAPI `xml` objects: a property with `xml.attribute: true` is an XML\n  attribute; any other property is a child element named after the property (or `xml.name`); an\n  array property without `xml.wrapped` is a sequence of repeated child elements; the vendor key\n  `x-text: true` inside an `xml` object marks the property that holds the element's text content.\n  Child elements appear in the order of the schema's `properties`. A schema's own `xml.name` and\n  `xml.namespace` give the element name and namespace when it is a document root. Booleans are\n  written `true`/`false`. The namespace is a server setting (see `x-xml-namespace`).\n* **Default JSON** is the schema as written (D-07): attributes become properties; a repeated child\n  element becomes an array under the child's element name (`\"projects\": {\"project\": [...]}`,\n  `\"vals\": {\"val\": [...]}`); `meta` holds `itm: [{key, value}]`; an `itm` with text becomes\n  `{value, pos?, loc?}`. The root element is not a wrapper property: the content of `pim` is the\n  top-level object. `xmlns` is not emitted and is ignored on input.\n* **Compact JSON** (`application/json+compact`) is described by the vendor extension `x-compact`\n  on a schema (D-08); a schema without it has the same shape as in default JSON:\n  * `{form: entries, items: P}`: the array property `P` is renamed `entries`; the other properties\n    (for example `locales@mode`) stay beside it: `\"locales\": {\"mode\": \"delta\", \"entries\": [...]}`.\n  * `{form: map, items: P, key: K, value: V}`: the object becomes a plain JSON object mapping each\n    item's `K` to its `V` (`\"meta\": {\"messageType\": \"request\"}`). An item that carries further\n    properties (`pos`, `loc`) maps to an object of its properties without `K`; a key that repeats\n    maps to an array of those values, in order. As a JSON object cannot keep keys interleaved,\n    every representation decodes such a list grouped: the items of one key stand together at the\n    place of the key's first item, in their own order (`a, b, a` is read as `a, a, b`), so\n    messages convert between the three representations without loss.\n  * `{form: val, items: P, value: V, listTypes: [...]}`: the array `P` is replaced by the property\n    `V`. When the object's `type` is not in `listTypes` and it has exactly one item that carries\n    only `V`, `V` is that item's text (`{\"attr\": \"Comment\", \"value\": \"x\"}`); otherwise `V` is the\n    array of the items (`{\"attr\": \"Target_Sizes\", \"type\": \"multiple\", \"value\": [{\"value\": \"S\",\n    \"pos\": 0}]}`). Other properties of the object stay.\n  * `schemaVersion` stays a top-level property.\n\n## Errors\nNon-2xx answers carry a ResponseType body (D-05): `status` = `ERROR`, a `description` naming the\nHTTP meaning, `details` with the `supportId` of the failure, and `issues` whose `code` follows\nD-06 and whose `errorMessage` says what is wrong and where. Batch operations report item faults\nas `ERROR` records inside a 200 answer, never as an HTTP error (D-46). A path no operation has\n(another version segment such as `/api/core/v2` included) is 404; a known path with another\nmethod is 405 with an `Allow` header; paths match exactly, without trailing-slash folding (D-13).\n\n## Beyond the interface\nThe service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document),\n`GET /docs` and `GET /redoc` (this document in Swagger UI and Redoc, whose \"Try it out\" calls\nthe serving server) and `GET /healthz`. They are not part of the Core Interface and need no\ntoken. `GET /metrics`\nanswers the service's metrics in the OpenMetrics text format, by default to clients on the\nserver's own machine only (the server setting `--metrics-access`). Every answer carries an\n`X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters\nof ASCII letters, digits and `-_.:/+=`), else a new UUID; the server's log lines about the\nrequest carry it too.\n",
+    "description": "HTTP interface for reading and managing the resources of an information-management service:\nCommon (locales, keywords, glossaries and glossary entries, messages, links, enabled components,\nformat transformation), DAM (binary data of asset versions), PIM (classifications and their nodes,\nnode attributes, attribute definitions), CM (sales channels, called `project` in payloads) and PEO\n(product export options: filters on articles or products).\n\nThis document is the single source of truth of `core-server`: the request/response types, the\nroute stubs, the Rust client and the representation tables are generated from it\n(`cargo xtask codegen`). Every point the specification leaves open (\"not shown\") is decided in the\ndescription of the item it concerns and listed, one line each, in `openapi/DECISIONS.md` (D-nn).\n\n## General behaviour\n1. Operations are named by verb: `retrieve` and `query` read, `persist` creates or updates,\n   `perform` executes actions (delete, copy, move).\n2. Almost every operation is an HTTP `POST`. One `GET` exists (classifications listing).\n3. Message bodies exist in three interchangeable representations of the same tree: XML, JSON and\n   compact JSON. Media types: `application/xml; charset=UTF-8`, `application/json`,\n   `application/json+compact`.\n4. Where an endpoint lists all three media types, the request `Content-Type` header selects the\n   request representation and the `Accept` header selects the response representation.\n5. Resources are addressed by a numeric `id` (integer) and/or a textual identifier `tid` (string).\n6. Batch operations (persist, perform) return one result record per processed item inside a 200\n   response; success or failure of each item is carried in the record's status. Items are\n   applied in request order, each whole or not at all, in one transaction per request that is\n   committed before the answer: what the records report saved is stored, and a request that\n   got no answer (the server stopped in between) stored nothing and may be sent again (D-14).\n\n## The three representations (how to read the schemas)\nThe schemas describe the tree in its **default JSON** form. The other two forms are derived from\nthe schemas alone:\n\n* **XML** follows the OpenAPI `xml` objects: a property with `xml.attribute: true` is an XML\n  attribute; any other property is a child element named after the property (or `xml.name`); an\n  array property without `xml.wrapped` is a sequence of repeated child elements; the vendor key\n  `x-text: true` inside an `xml` object marks the property that holds the element's text content.\n  Child elements appear in the order of the schema's `properties`. A schema's own `xml.name` and\n  `xml.namespace` give the element name and namespace when it is a document root. Booleans are\n  written `true`/`false`. The namespace is a server setting (see `x-xml-namespace`).\n* **Default JSON** is the schema as written (D-07): attributes become properties; a repeated child\n  element becomes an array under the child's element name (`\"projects\": {\"project\": [...]}`,\n  `\"vals\": {\"val\": [...]}`); `meta` holds `itm: [{key, value}]`; an `itm` with text becomes\n  `{value, pos?, loc?}`. The root element is not a wrapper property: the content of `pim` is the\n  top-level object. `xmlns` is not emitted and is ignored on input.\n* **Compact JSON** (`application/json+compact`) is described by the vendor extension `x-compact`\n  on a schema (D-08); a schema without it has the same shape as in default JSON:\n  * `{form: entries, items: P}`: the array property `P` is renamed `entries`; the other properties\n    (for example `locales@mode`) stay beside it: `\"locales\": {\"mode\": \"delta\", \"entries\": [...]}`.\n  * `{form: map, items: P, key: K, value: V}`: the object becomes a plain JSON object mapping each\n    item's `K` to its `V` (`\"meta\": {\"messageType\": \"request\"}`). An item that carries further\n    properties (`pos`, `loc`) maps to an object of its properties without `K`; a key that repeats\n    maps to an array of those values, in order. As a JSON object cannot keep keys interleaved,\n    every representation decodes such a list grouped: the items of one key stand together at the\n    place of the key's first item, in their own order (`a, b, a` is read as `a, a, b`), so\n    messages convert between the three representations without loss.\n  * `{form: val, items: P, value: V, listTypes: [...]}`: the array `P` is replaced by the property\n    `V`. When the object's `type` is not in `listTypes` and it has exactly one item that carries\n    only `V`, `V` is that item's text (`{\"attr\": \"Comment\", \"value\": \"x\"}`); otherwise `V` is the\n    array of the items (`{\"attr\": \"Target_Sizes\", \"type\": \"multiple\", \"value\": [{\"value\": \"S\",\n    \"pos\": 0}]}`). Other properties of the object stay.\n  * `schemaVersion` stays a top-level property.\n\n## Errors\nNon-2xx answers carry a ResponseType body (D-05): `status` = `ERROR`, a `description` naming the\nHTTP meaning, `details` with the `supportId` of the failure, and `issues` whose `code` follows\nD-06 and whose `errorMessage` says what is wrong and where. Batch operations report item faults\nas `ERROR` records inside a 200 answer, never as an HTTP error (D-46). A path no operation has\n(another version segment such as `/api/core/v2` included) is 404; a known path with another\nmethod is 405 with an `Allow` header; paths match exactly, without trailing-slash folding (D-13).\n\n## Limits\nEvery request's cost is bounded (D-37). A body holds at most 10 MiB, nests at most 64 deep, a\nbatch at most 1,000 items, and every list inside an item has a `maxItems` (names, `meta`,\n`itm`/`itms` groups, links, details, `vals` and their items: 1,000; domain values: 10,000);\nbeyond a bound the request is 400 naming the path, and answers keep the same bounds. Each\ncaller (a token; a request without a valid token by its address) may send `--rate-limit`\nrequests a second (default 100, bursts of `--rate-burst`, default 200): beyond, 429 with\n`Retry-After`. A server takes `--max-in-flight` requests at once (default 512) and keeps\n`--max-connections` connections (default 4,096): beyond, 503 with `Retry-After`, or a new\nconnection closed at once. A connection must send a request head within `--header-timeout`\n(default 10 s) of its accept or of its last request, a body within `--body-timeout` (30 s;\n408), and take its answer without stalling for `--send-timeout` (30 s). A database that does\nnot answer within `--database-timeout` (5 s) gives 503 with `Retry-After`; a full one, 507.\nNo pagination: selectors and batches are bounded instead.\n\n## Beyond the interface\nThe service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document),\n`GET /docs` and `GET /redoc` (this document in Swagger UI and Redoc, whose \"Try it out\" calls\nthe serving server) and `GET /healthz`. They are not part of the Core Interface and need no\ntoken. `GET /metrics`\nanswers the service's metrics in the OpenMetrics text format, by default to clients on the\nserver's own machine only (the server setting `--metrics-access`). Every answer carries an\n`X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters\nof ASCII letters, digits and `-_.:/+=`), else a new UUID; the server's log lines about the\nrequest carry it too.\n",
     "x-schema-version": "5.6.0"
   },
   "x-xml-namespace": {
@@ -483,6 +483,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -759,6 +762,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -1022,6 +1028,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -1297,11 +1306,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -1605,11 +1620,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -1826,11 +1847,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -1904,6 +1931,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -2079,11 +2109,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -2413,11 +2449,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -2496,6 +2538,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "description": "Unknown internal error. The body has: `details.itm` list (key `supportId`), `issues` list\n(each with `itm` keys `code` and `description`, and `itms` of type `details` with `itm` key\n`errorMessage`), `status` = `ERROR`; inner code `1000`, description of an unknown internal\nerror. It is the ResponseType error body of every operation (D-05, D-55).\n",
@@ -3070,6 +3115,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -3086,7 +3134,7 @@ pub const OPENAPI_JSON: &str = r##"{
           "CM"
         ],
         "summary": "Create or update channels",
-        "description": "Request: PimType with `projects`. Create: `project` with `tid`, `type`, `parentTid` or\n`parentId`, `name`, optional `vals`. Rename: `project` identified by `id` or `tid` with a new\n`name`. Change values: `project` identified by `id` or `tid` with `vals`; only supplied attribute\nvalues are stored, others stay unchanged; only attributes registered in the service can be\nsaved. Response: PimType with `responses`, one per channel (`dataType=project`, `tid`, `status`,\n`description` on error).\n\nAccepts and answers all three representations (D-19). Identification: `id` given → update\n(unknown: \"Project with id <id> not found\"; a `tid` beside it must be the channel's: \"The tid of\nproject <id> is '<tid>'\"); otherwise an existing `tid` → update; otherwise create, which needs a\n`tid` (\"Missing required value 'tid'\"), a `type` (\"Missing required value 'type'\") that is\nvalid (\"Project type '<type>' not found\", D-42), a parent by `parentId` or `parentTid`,\n`parentId` first (\"Missing required value 'parentTid' or 'parentId'\", \"Parent project not\nfound\"), and a `name` (\"Missing required value 'name'\"); without `orderSequence` a new channel\ncomes after its siblings; a `tid` that a concurrent request created first refuses the item as\nalready existing. Success: \"The project\nhas been created successfully\" (`action=create`), \"The project has been saved successfully\"\n(`action=update`); the record carries `id` and `tid`. An update changes only what the item\ngives: `name`, `type` (a valid one), `orderSequence`, and each supplied `val`. A `val` whose\n`attr` is not an attribute registered for channels gives `WARNING`: the other values are saved\nand \"Attribute '<attr>' is not registered\" is appended. A supplied `val` replaces that\nattribute's value: a single value holds one `itm` (\"Attribute '<attr>' holds one value, not\n<n>\"), `multiple` all positions (each `pos` once, \"Position <pos> of attribute '<attr>' is given\ntwice\"; without `pos` the item's place), `localized` only the supplied locales (each `itm` with\na `loc`, \"Localized value of attribute '<attr>' needs 'loc'\"; an unknown locale gives\n`WARNING` \"Cannot find language id with code '<code>'.\" and that text is not saved); a `val`\nwithout `itm` clears the value. `origin`, `node` and `dataType` are stored as given; retrieval\nshows the definition's type as `dataType` when none was given. A parent change on update is not\nsupported (`WARNING` \"Changing the parent is not supported\"). An item refused with `ERROR`\nwrites nothing.\n",
+        "description": "Request: PimType with `projects`. Create: `project` with `tid`, `type`, `parentTid` or\n`parentId`, `name`, optional `vals`. Rename: `project` identified by `id` or `tid` with a new\n`name`. Change values: `project` identified by `id` or `tid` with `vals`; only supplied attribute\nvalues are stored, others stay unchanged; only attributes registered in the service can be\nsaved. Response: PimType with `responses`, one per channel (`dataType=project`, `tid`, `status`,\n`description` on error).\n\nAccepts and answers all three representations (D-19). Identification: `id` given → update\n(unknown: \"Project with id <id> not found\"; a `tid` beside it must be the channel's: \"The tid of\nproject <id> is '<tid>'\"); otherwise an existing `tid` → update; otherwise create, which needs a\n`tid` (\"Missing required value 'tid'\"), a `type` that is valid (\"Project type '<type>' not\nfound\", D-42; without a `type` there is no valid one: \"Project type '' not found\"), a parent by `parentId` or `parentTid`,\n`parentId` first (\"Missing required value 'parentTid' or 'parentId'\", \"Parent project not\nfound\"), and a `name` (\"Missing required value 'name'\"); without `orderSequence` a new channel\ncomes after its siblings; a `tid` that a concurrent request created first refuses the item as\nalready existing. Success: \"The project\nhas been created successfully\" (`action=create`), \"The project has been saved successfully\"\n(`action=update`); the record carries `id` and `tid`. An update changes only what the item\ngives: `name`, `type` (a valid one), `orderSequence`, and each supplied `val`. A `val` whose\n`attr` is not an attribute registered for channels gives `WARNING`: the other values are saved\nand \"Attribute '<attr>' is not registered\" is appended. A supplied `val` replaces that\nattribute's value: a single value holds one `itm` (\"Attribute '<attr>' holds one value, not\n<n>\"), `multiple` all positions (each `pos` once, \"Position <pos> of attribute '<attr>' is given\ntwice\"; without `pos` the item's place), `localized` only the supplied locales (each `itm` with\na `loc`, \"Localized value of attribute '<attr>' needs 'loc'\"; an unknown locale gives\n`WARNING` \"Cannot find language id with code '<code>'.\" and that text is not saved); a `val`\nwithout `itm` clears the value. `origin`, `node` and `dataType` are stored as given; retrieval\nshows the definition's type as `dataType` when none was given. A parent change on update is not\nsupported (`WARNING` \"Changing the parent is not supported\"). An item refused with `ERROR`\nwrites nothing.\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -3360,11 +3408,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -3441,6 +3495,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -3604,6 +3661,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "406": {
             "$ref": "#/components/responses/NotAcceptable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -3889,6 +3949,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -4437,11 +4500,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -4626,11 +4695,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -4858,6 +4933,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -4941,6 +5019,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -5217,11 +5298,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -5410,11 +5497,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -5490,6 +5583,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -5706,11 +5802,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -5915,6 +6017,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -5996,6 +6101,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -6291,11 +6399,17 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "507": {
+            "$ref": "#/components/responses/InsufficientStorage"
           }
         }
       }
@@ -6436,6 +6550,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "416": {
             "$ref": "#/components/responses/RangeNotSatisfiable"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -7430,10 +7547,10 @@ pub const OPENAPI_JSON: &str = r##"{
         }
       },
       "ServiceUnavailable": {
-        "description": "As many requests as the server takes at once are running (`--max-in-flight`, default 512; D-37): the request is refused before it is read. It may be sent again after the seconds of `Retry-After`.",
+        "description": "The server cannot take the request now, and it may be sent again after the seconds of `Retry-After` (D-37): as many requests as the server takes at once are running (`--max-in-flight`, default 512; code 1014, `Retry-After: 1`), refused before the request is read; or the database did not answer within `--database-timeout` (default 5 s) or its connection was lost (code 1016, `Retry-After: 5`), and nothing of the request was saved.",
         "headers": {
           "Retry-After": {
-            "description": "Seconds after which the request may be sent again (always `1`).",
+            "description": "Seconds after which the request may be sent again (`1` when the server is busy, `5` when the database is unavailable).",
             "schema": {
               "type": "integer"
             }
@@ -7448,6 +7565,10 @@ pub const OPENAPI_JSON: &str = r##"{
               "error": {
                 "summary": "Service unavailable",
                 "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Service unavailable</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1014</itm>\n    <itm key=\"description\">Service unavailable</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">512 requests are running, the most this server takes at once; retry shortly</itm>\n    </itms>\n  </issues>\n</response>\n"
+              },
+              "database": {
+                "summary": "Database unavailable",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Service unavailable</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1016</itm>\n    <itm key=\"description\">Database unavailable</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">the database did not answer in time; nothing of this request was saved, send it again in 5 s</itm>\n    </itms>\n  </issues>\n</response>\n"
               }
             }
           },
@@ -7495,6 +7616,46 @@ pub const OPENAPI_JSON: &str = r##"{
                     }
                   ]
                 }
+              },
+              "database": {
+                "summary": "Database unavailable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Service unavailable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1016"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Database unavailable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the database did not answer in time; nothing of this request was saved, send it again in 5 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
               }
             }
           },
@@ -7535,6 +7696,274 @@ pub const OPENAPI_JSON: &str = r##"{
                             {
                               "key": "errorMessage",
                               "value": "512 requests are running, the most this server takes at once; retry shortly"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              },
+              "database": {
+                "summary": "Database unavailable",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Service unavailable",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1016"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Database unavailable"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the database did not answer in time; nothing of this request was saved, send it again in 5 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "The caller sent more requests than the rate limit allows (`--rate-limit` requests a second on average, `--rate-burst` at once; defaults 100 and 200; D-37): the request is refused before it is read. Callers are counted by token, and requests without a valid token by the peer's address. It may be sent again after the seconds of `Retry-After`.",
+        "headers": {
+          "Retry-After": {
+            "description": "Whole seconds after which the caller may send again.",
+            "schema": {
+              "type": "integer"
+            }
+          }
+        },
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Too many requests",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Too many requests</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1015</itm>\n    <itm key=\"description\">Too many requests</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">this caller sent more than 100 requests a second; retry in 1 s</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Too many requests",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Too many requests",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1015"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Too many requests"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "this caller sent more than 100 requests a second; retry in 1 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Too many requests",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Too many requests",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1015"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Too many requests"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "this caller sent more than 100 requests a second; retry in 1 s"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "InsufficientStorage": {
+        "description": "The database has no room left to write (a full disk; D-37): nothing of the request was saved. Reads go on being answered.",
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Insufficient storage",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Insufficient storage</description>\n  <details>\n    <itm key=\"supportId\">4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1017</itm>\n    <itm key=\"description\">Insufficient storage</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">the database has no room left to write; nothing of this request was saved</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Insufficient storage",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Insufficient storage",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1017"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Insufficient storage"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the database has no room left to write; nothing of this request was saved"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Insufficient storage",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Insufficient storage",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "4f1c2b7e-9a55-4d0e-8c1b-2f6a3d9e7b10"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1017"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Insufficient storage"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the database has no room left to write; nothing of this request was saved"
                             }
                           ]
                         }
@@ -7875,6 +8304,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/MetaItm"
             }
@@ -8006,12 +8436,14 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itm"
             }
           },
           "itms": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itms"
             }
@@ -8025,6 +8457,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/NameItm"
             }
@@ -8085,6 +8518,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "itms": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/Itms"
@@ -8230,12 +8664,14 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itm"
             }
           },
           "itms": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itms"
             }
@@ -8249,12 +8685,14 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itm"
             }
           },
           "itms": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itms"
             }
@@ -8366,6 +8804,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "val": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/Val"
@@ -8439,6 +8878,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itm"
             }
@@ -8456,6 +8896,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/Itm"
@@ -8548,6 +8989,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "node": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "type": "string",
@@ -8672,6 +9114,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "attr": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Attr"
             }
@@ -8832,6 +9275,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "domainVal": {
             "type": "array",
+            "maxItems": 10000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/DomainVal"
@@ -8857,6 +9301,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "itm": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/Itm"
             }
@@ -10751,6 +11196,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "entries": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/Itms"
@@ -10851,6 +11297,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "entries": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/ValCompact"
@@ -10924,6 +11371,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "entries": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/Itm"
@@ -10996,6 +11444,7 @@ pub const OPENAPI_JSON: &str = r##"{
         "properties": {
           "entries": {
             "type": "array",
+            "maxItems": 1000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "type": "string",
@@ -11091,6 +11540,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "attr": {
             "type": "array",
+            "maxItems": 1000,
             "items": {
               "$ref": "#/components/schemas/AttrCompact"
             }
@@ -11192,6 +11642,7 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "entries": {
             "type": "array",
+            "maxItems": 10000,
             "description": "Absent on input means none; always present in responses (D-07).",
             "items": {
               "$ref": "#/components/schemas/DomainVal"

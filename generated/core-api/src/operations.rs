@@ -85,6 +85,10 @@ pub static TRANSFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -164,6 +168,10 @@ pub static LOCALES_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -250,6 +258,10 @@ pub static KEYWORDS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -347,11 +359,19 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -448,11 +468,19 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -545,11 +573,19 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -619,6 +655,10 @@ pub static COMPONENTS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -692,11 +732,19 @@ pub static MESSAGES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -789,11 +837,19 @@ pub static LINKS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -863,6 +919,10 @@ pub static CHANNELS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -945,6 +1005,10 @@ pub static CHANNELS_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1042,11 +1106,19 @@ pub static CHANNELS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1119,6 +1191,10 @@ pub static RETRIEVE_CHANNEL_BRIEFINGS: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1174,6 +1250,10 @@ pub static GET_CLASSES: Operation = Operation {
         },
         StatusBody {
             status: 406u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1260,6 +1340,10 @@ pub static CLASSES_RETRIEVE: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1361,11 +1445,19 @@ pub static CLASSES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1462,11 +1554,19 @@ pub static CLASSES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1551,6 +1651,10 @@ pub static ATTRIBUTES_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1622,6 +1726,10 @@ pub static ATTRIBUTES_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1723,11 +1831,19 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1824,11 +1940,19 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -1894,6 +2018,10 @@ pub static ATTRIBUTE_DEFINITIONS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1995,11 +2123,19 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -2084,6 +2220,10 @@ pub static PEOS_RETRIEVE: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -2155,6 +2295,10 @@ pub static PEOS_QUERY: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -2252,11 +2396,19 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 429u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 500u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
             status: 503u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 507u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
     ],
@@ -2318,6 +2470,10 @@ pub static ASSETS_VERSIONS_BIN: Operation = Operation {
         },
         StatusBody {
             status: 416u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {

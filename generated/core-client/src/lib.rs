@@ -2069,6 +2069,21 @@ as `ERROR` records inside a 200 answer, never as an HTTP error (D-46). A path no
 (another version segment such as `/api/core/v2` included) is 404; a known path with another
 method is 405 with an `Allow` header; paths match exactly, without trailing-slash folding (D-13).
 
+## Limits
+Every request's cost is bounded (D-37). A body holds at most 10 MiB, nests at most 64 deep, a
+batch at most 1,000 items, and every list inside an item has a `maxItems` (names, `meta`,
+`itm`/`itms` groups, links, details, `vals` and their items: 1,000; domain values: 10,000);
+beyond a bound the request is 400 naming the path, and answers keep the same bounds. Each
+caller (a token; a request without a valid token by its address) may send `--rate-limit`
+requests a second (default 100, bursts of `--rate-burst`, default 200): beyond, 429 with
+`Retry-After`. A server takes `--max-in-flight` requests at once (default 512) and keeps
+`--max-connections` connections (default 4,096): beyond, 503 with `Retry-After`, or a new
+connection closed at once. A connection must send a request head within `--header-timeout`
+(default 10 s) of its accept or of its last request, a body within `--body-timeout` (30 s;
+408), and take its answer without stalling for `--send-timeout` (30 s). A database that does
+not answer within `--database-timeout` (5 s) gives 503 with `Retry-After`; a full one, 507.
+No pagination: selectors and batches are bounded instead.
+
 ## Beyond the interface
 The service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document),
 `GET /docs` and `GET /redoc` (this document in Swagger UI and Redoc, whose "Try it out" calls
@@ -2081,7 +2096,7 @@ of ASCII letters, digits and `-_.:/+=`), else a new UUID; the server's log lines
 request carry it too.
 
 
-Version: 1.0.0*/
+Version: 2.0.0*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
@@ -2119,7 +2134,7 @@ impl Client {
 }
 impl ClientInfo<()> for Client {
     fn api_version() -> &'static str {
-        "1.0.0"
+        "2.0.0"
     }
     fn baseurl(&self) -> &str {
         self.baseurl.as_str()
@@ -2201,6 +2216,9 @@ impl Client {
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2274,6 +2292,9 @@ impl Client {
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -2354,6 +2375,9 @@ impl Client {
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -2450,10 +2474,16 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2544,10 +2574,16 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2627,10 +2663,16 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2701,6 +2743,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -2782,10 +2827,16 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2877,10 +2928,16 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -2955,6 +3012,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -3040,6 +3100,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3061,8 +3124,8 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     Accepts and answers all three representations (D-19). Identification: `id` given → update
     (unknown: "Project with id <id> not found"; a `tid` beside it must be the channel's: "The tid of
     project <id> is '<tid>'"); otherwise an existing `tid` → update; otherwise create, which needs a
-    `tid` ("Missing required value 'tid'"), a `type` ("Missing required value 'type'") that is
-    valid ("Project type '<type>' not found", D-42), a parent by `parentId` or `parentTid`,
+    `tid` ("Missing required value 'tid'"), a `type` that is valid ("Project type '<type>' not
+    found", D-42; without a `type` there is no valid one: "Project type '' not found"), a parent by `parentId` or `parentTid`,
     `parentId` first ("Missing required value 'parentTid' or 'parentId'", "Parent project not
     found"), and a `name` ("Missing required value 'name'"); without `orderSequence` a new channel
     comes after its siblings; a `tid` that a concurrent request created first refuses the item as
@@ -3137,10 +3200,16 @@ twice"; without `pos` the item's place), `localized` only the supplied locales (
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3225,6 +3294,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3270,6 +3342,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
                 ResponseValue::from_response(response).await?,
             )),
             406u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -3351,6 +3426,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -3461,10 +3539,16 @@ node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attri
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3542,10 +3626,16 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3623,6 +3713,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3695,6 +3788,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -3781,10 +3877,16 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3862,10 +3964,16 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -3936,6 +4044,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -4024,10 +4135,16 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -4105,6 +4222,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(
@@ -4187,6 +4307,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -4267,10 +4390,16 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            429u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             500u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             503u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            507u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             _ => Err(Error::UnexpectedResponse(response)),
@@ -4334,6 +4463,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             416u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             500u16 => Err(Error::ErrorResponse(

@@ -26,7 +26,7 @@ pub(crate) async fn retrieve(
     database: &Database,
     request: &BriefingRequest,
 ) -> Result<PatchBriefing, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let (identity, missing) = match (request.tids.first(), request.ids.first()) {
         (Some(tid), _) => (
             Identity::Key(tid),

@@ -38,7 +38,7 @@ pub(crate) async fn query(
     database: &Database,
     request: &ChannelQueryDto,
 ) -> Result<ChannelRequest, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     if request.root {
         let mut roots = channels::roots(pool).await?;
         roots.sort_by(sibling_order);
@@ -103,7 +103,7 @@ pub(crate) async fn retrieve(
     caller: &Caller,
     request: &ChannelRequestDto,
 ) -> Result<Vec<Project>, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let mut rows = channels::by_ids(pool, &request.ids).await?;
     rows.extend(channels::by_tids(pool, &request.tids).await?);
     let mut by_id: HashMap<i64, Channel> = HashMap::with_capacity(rows.len());

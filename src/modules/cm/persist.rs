@@ -98,8 +98,10 @@ impl Apply for Persist {
                     .tid
                     .as_deref()
                     .ok_or_else(|| batch::refuse(&echo, "Missing required value 'tid'"))?;
+                // Without a type there is no valid type: the specification's item table answers
+                // "project type not found" (D-42).
                 let type_id =
-                    type_id.ok_or_else(|| batch::refuse(&echo, "Missing required value 'type'"))?;
+                    type_id.ok_or_else(|| batch::refuse(&echo, "Project type '' not found"))?;
                 let parent_id = match parent(transaction, project).await? {
                     Some(Some(parent)) => parent,
                     Some(None) => return Err(batch::refuse(&echo, "Parent project not found")),

@@ -19,8 +19,8 @@ use crate::{
     auth::Caller,
     error::ApiError,
     storage::{
-        Database,
-        keywords::{self as stored, Keyword, Parent},
+        Backend, Database,
+        keywords::{self as stored, Keyword, Parent, Subtree},
         records::{self, Identity, KEYWORDS},
     },
 };
@@ -29,60 +29,41 @@ use crate::{
 const DATA_TYPE: &str = "keyword";
 
 /// The keywords below `request.path`, `request.level` generations deep (the document bounds
-/// `level`), as a flat list in depth-first pre-order (siblings by `orderNumber`, then name).
+/// `level`), as a flat list in depth-first pre-order (siblings by `orderNumber`, then name). Only
+/// those generations are read (`storage::keywords::Subtree`).
 pub(crate) async fn retrieve(
     database: &Database,
     caller: &Caller,
     request: &KeywordRequest,
 ) -> Result<Vec<Kwd>, ApiError> {
-    let pool = database.pool();
     let base = request.path.as_str();
-    let (base_id, prefix) = if base == "/" {
-        (None, "/".to_string())
+    let base_id = if base == "/" {
+        None
     } else {
-        let found = records::find(pool, &KEYWORDS, Identity::Key(base))
+        let found = records::find(database.reads(), &KEYWORDS, Identity::Key(base))
             .await?
             .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
-        (Some(found.id), format!("{base}/"))
+        Some(found.id)
     };
-    let mut children: HashMap<Option<i64>, Vec<Keyword>> = HashMap::new();
-    for keyword in stored::below(database, &prefix).await? {
-        children.entry(keyword.1).or_default().push(keyword);
-    }
-    // Siblings by `orderNumber`, then name, reversed so that popping takes the first.
-    for siblings in children.values_mut() {
-        siblings.sort_by(|a, b| (b.4, &b.2, b.0).cmp(&(a.4, &a.2, a.0)));
-    }
-    // Depth-first pre-order from the addressed keyword, at most `level` generations below it.
-    let limit = usize::try_from(request.level).unwrap_or(usize::MAX);
-    let mut ordered: Vec<Keyword> = Vec::new();
-    let mut stack: Vec<(Option<i64>, usize)> = vec![(base_id, 0)];
-    while let Some(&(parent, depth)) = stack.last() {
-        let next = if depth < limit {
-            children.get_mut(&parent).and_then(Vec::pop)
+    let subtree = Subtree {
+        base: base_id,
+        // `level` is -1 (every generation) or at least 1 (the document bounds it).
+        generations: if request.level > 0 {
+            request.level.min(stored::DEEPEST)
         } else {
-            None
-        };
-        match next {
-            Some(keyword) => {
-                stack.push((Some(keyword.0), depth + 1));
-                ordered.push(keyword);
-            }
-            None => {
-                stack.pop();
-            }
-        }
-    }
-    drop(children);
+            stored::DEEPEST
+        },
+    };
+    let ordered = pre_order(stored::below(database, subtree).await?, base_id);
     let mut names: HashMap<i64, Vec<_>> = HashMap::new();
-    for stored::Name(keyword, loc, name) in stored::names_below(database, &prefix).await? {
+    for name in stored::names_below(database, subtree).await? {
         names
-            .entry(keyword)
+            .entry(name.keyword_id)
             .or_default()
-            .push(itm::name(Some(&loc), name));
+            .push(itm::name(Some(&name.loc), name.name));
     }
     let mut links = if request.retrieve_links {
-        Some(asset_links(database, caller, &prefix).await?)
+        Some(asset_links(database, caller, subtree).await?)
     } else {
         None
     };
@@ -91,8 +72,8 @@ pub(crate) async fn retrieve(
     let mut answered: HashMap<i64, usize> = HashMap::with_capacity(ordered.len());
     let addressed = base_id.map(|id| (id, base.rsplit('/').next().unwrap_or_default()));
     let mut kwds: Vec<Kwd> = Vec::with_capacity(ordered.len());
-    for Keyword(id, parent_id, name, path, order_number, created_at) in ordered {
-        let parent = parent_id.and_then(|parent| match addressed {
+    for keyword in ordered {
+        let parent = keyword.parent_id.and_then(|parent| match addressed {
             Some((addressed, name)) if addressed == parent => {
                 Some((parent, base.to_string(), name.to_string()))
             }
@@ -106,50 +87,88 @@ pub(crate) async fn retrieve(
                 )
             }),
         });
-        let mut name = vec![itm::name(None, name)];
-        name.extend(names.remove(&id).unwrap_or_default());
+        let mut name = vec![itm::name(None, keyword.name)];
+        name.extend(names.remove(&keyword.id).unwrap_or_default());
         let mut meta = vec![
-            itm::meta("creationDate", created_at),
-            itm::meta("orderNumber", order_number.to_string()),
+            itm::meta("creationDate", keyword.created_at),
+            itm::meta("orderNumber", keyword.order_number.to_string()),
         ];
         if let Some((_, _, parent_name)) = &parent {
             meta.push(itm::meta("parent", parent_name.as_str()));
         }
-        answered.insert(id, kwds.len());
+        answered.insert(keyword.id, kwds.len());
         kwds.push(Kwd {
-            id: Some(id),
-            path: Some(path),
+            id: Some(keyword.id),
+            path: Some(keyword.path),
             parent_id: parent.as_ref().map(|(id, _, _)| *id),
             parent_path: parent.map(|(_, path, _)| path),
             name: Some(Name { itm: name }),
             meta: Some(Meta { itm: meta }),
-            links: links.as_mut().map(|links| {
-                let assets = links.remove(&id).unwrap_or_default();
-                Links {
-                    itms: if assets.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![Itms {
-                            type_: Some("asset".to_string()),
-                            itm: assets.into_iter().map(itm::text).collect(),
-                            ..Itms::default()
-                        }]
-                    },
-                }
-            }),
+            links: links
+                .as_mut()
+                .map(|links| asset_groups(links.remove(&keyword.id).unwrap_or_default())),
         });
     }
     Ok(kwds)
 }
 
-/// The tids of the assets linked to the keywords whose paths start with `prefix`, by keyword,
-/// ordered by tid; assets restricted to roles the caller does not hold are left out.
+/// The keywords of a subtree in depth-first pre-order from `base` (siblings by
+/// `orderNumber`, then name).
+fn pre_order(keywords: Vec<Keyword>, base: Option<i64>) -> Vec<Keyword> {
+    let mut children: HashMap<Option<i64>, Vec<Keyword>> = HashMap::new();
+    let count = keywords.len();
+    for keyword in keywords {
+        children.entry(keyword.parent_id).or_default().push(keyword);
+    }
+    // Siblings by `orderNumber`, then name, reversed so that popping takes the first.
+    for siblings in children.values_mut() {
+        siblings
+            .sort_by(|a, b| (b.order_number, &b.name, b.id).cmp(&(a.order_number, &a.name, a.id)));
+    }
+    let mut ordered: Vec<Keyword> = Vec::with_capacity(count);
+    let mut stack: Vec<Option<i64>> = vec![base];
+    while let Some(&parent) = stack.last() {
+        match children.get_mut(&parent).and_then(Vec::pop) {
+            Some(keyword) => {
+                stack.push(Some(keyword.id));
+                ordered.push(keyword);
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    ordered
+}
+
+/// A keyword's `links`: its assets' tids in groups (`itms type="asset"`) of at most as many as
+/// the document lets a group hold, so that an answer stays within the document whatever the
+/// number of links.
+fn asset_groups(assets: Vec<String>) -> Links {
+    let most = tables::ITMS
+        .field("itm")
+        .and_then(|field| field.max_items)
+        .map_or(usize::MAX, |most| most as usize);
+    Links {
+        itms: assets
+            .chunks(most.max(1))
+            .map(|group| Itms {
+                type_: Some("asset".to_string()),
+                itm: group.iter().cloned().map(itm::text).collect(),
+                ..Itms::default()
+            })
+            .collect(),
+    }
+}
+
+/// The tids of the assets linked to the keywords of a subtree, by keyword, ordered by tid;
+/// assets restricted to roles the caller does not hold are left out.
 async fn asset_links(
     database: &Database,
     caller: &Caller,
-    prefix: &str,
+    subtree: Subtree,
 ) -> Result<HashMap<i64, Vec<String>>, ApiError> {
-    let rows = stored::asset_links_below(database.pool(), prefix).await?;
+    let rows = stored::asset_links_below(database.reads(), subtree).await?;
     let visible = visible_assets(
         caller,
         rows.into_iter()
@@ -196,7 +215,7 @@ impl Apply for Persist {
             (None, None) => None,
         };
         match key {
-            Some(key) => update(transaction, kwd, key, names, echo).await,
+            Some(key) => update(transaction, kwd, key, names, echo, scope.backend).await,
             None => create(transaction, kwd, names, echo, scope).await,
         }
     }
@@ -212,11 +231,13 @@ impl<'a> Names<'a> {
     /// Reads and checks the `name` entries: at most one per locale (and one default), a default
     /// name not empty and without `/`.
     fn of(kwd: &'a Kwd, echo: &ResponseType) -> Result<Names<'a>, ItemError> {
+        let items = kwd.name.as_ref().map_or(&[][..], |name| &name.itm[..]);
         let mut names = Names {
             default: None,
-            localized: Vec::new(),
+            localized: Vec::with_capacity(items.len()),
         };
-        for itm in kwd.name.iter().flat_map(|name| &name.itm) {
+        let mut locales = std::collections::HashSet::with_capacity(items.len());
+        for itm in items {
             match itm.loc.as_deref() {
                 None if names.default.is_some() => {
                     return Err(batch::refuse(
@@ -225,7 +246,7 @@ impl<'a> Names<'a> {
                     ));
                 }
                 None => names.default = Some(itm.value.as_str()),
-                Some(loc) if names.localized.iter().any(|(given, _)| *given == loc) => {
+                Some(loc) if !locales.insert(loc) => {
                     return Err(batch::refuse(
                         echo,
                         format!("The name for locale '{loc}' is given more than once"),
@@ -289,24 +310,26 @@ async fn create(
         (None, None | Some("/")) => (Parent::Root, "/".to_string()),
         (None, Some(path)) => (Parent::Path(path), path.to_string()),
     };
+    // The insert makes the path from the parent's as it reads it (a concurrent rename of the
+    // parent has ended by then); the unique path decides between racing creates.
     let path = child_path(&parent_path, name);
-    // The unique path decides, also between racing requests.
     let exists = || batch::refuse(&echo, format!("Keyword '{path}' already exists"));
     let created = stored::create(
         transaction,
         scope.backend,
         parent,
-        (name, &path),
+        name,
         &names.localized,
         scope.now,
     )
     .await;
-    let Some(id) = batch::unless_taken(created, exists)? else {
+    let Some(created) = batch::unless_taken(created, exists)? else {
         return Err(batch::refuse(
             &echo,
             format!("Parent keyword with path '{parent_path}' not found"),
         ));
     };
+    let (id, path) = (created.id, created.path);
     // After the parent is known to exist; refusing undoes the insert (the item's savepoint).
     check_length(path.chars().count(), &echo)?;
     let mut record = batch::record(
@@ -326,8 +349,11 @@ async fn update(
     key: Identity<'_>,
     names: Names<'_>,
     echo: ResponseType,
+    backend: Backend,
 ) -> Result<ResponseType, ItemError> {
-    let (id, path) = find(transaction, key)
+    // Locked (PostgreSQL): a concurrent rename of it or of an ancestor has ended, and its path
+    // is the one now stored.
+    let stored::Located { id, path } = stored::lock(transaction, backend, key)
         .await?
         .ok_or_else(|| batch::refuse(&echo, not_found(key)))?;
     let (parent_path, current_name) = path.rsplit_once('/').unwrap_or(("", path.as_str()));
@@ -354,7 +380,7 @@ async fn update(
         new_path = child_path(parent_path, name);
         // Every descendant's path grows (or shrinks) by the difference.
         let (old, new) = (path.chars().count(), new_path.chars().count());
-        let longest = stored::longest_below(transaction, &path)
+        let longest = stored::longest_below(transaction, id)
             .await?
             .map_or(old, |longest| {
                 usize::try_from(longest).unwrap_or(usize::MAX)
@@ -362,10 +388,11 @@ async fn update(
         check_length((longest + new).saturating_sub(old).max(new), &echo)?;
         // The unique paths decide: a sibling of that name, or its descendants, exist already.
         let exists = || batch::refuse(&echo, format!("Keyword '{new_path}' already exists"));
-        let renamed = stored::rename(transaction, id, &path, &new_path, name).await;
+        let renamed = stored::rename(transaction, backend, id, (&path, &new_path), name).await;
         batch::unless_taken(renamed, exists)?;
     }
     stored::set_names(transaction, id, &names.localized).await?;
+    check_name_count(transaction, id, &echo).await?;
     let mut record = batch::record(
         DATA_TYPE,
         "update",
@@ -375,6 +402,28 @@ async fn update(
     record.id = Some(id);
     record.path = Some(new_path);
     Ok(record)
+}
+
+/// Refuses an update after which a keyword would have more names than an answer's `name` may
+/// hold (the document's `maxItems`: the default name and one per locale), since updates add
+/// names in new locales to those stored.
+async fn check_name_count(
+    transaction: &mut Tx,
+    id: i64,
+    echo: &ResponseType,
+) -> Result<(), ItemError> {
+    let most = tables::NAME
+        .field("itm")
+        .and_then(|field| field.max_items)
+        .map_or(i64::MAX, i64::from);
+    let count = stored::count_names(transaction, id).await? + 1;
+    if count > most {
+        return Err(batch::refuse(
+            echo,
+            format!("A keyword has at most {most} names; this one would have {count}"),
+        ));
+    }
+    Ok(())
 }
 
 /// The path of the keyword named `name` under the keyword at `parent` (`/`: the root).

@@ -162,8 +162,11 @@ async fn product(
         .await?
         .ok_or_else(|| batch::refuse(echo, "Attribute not found"))?;
     let assets = assets(transaction, caller, group, echo).await?;
-    for (index, asset) in assets.iter().enumerate() {
-        let linked = assets[..index].contains(asset)
+    // Concurrent links to one product are counted one after the other.
+    stored::lock_product(transaction, product).await?;
+    let mut given = std::collections::HashSet::with_capacity(assets.len());
+    for asset in &assets {
+        let linked = !given.insert(*asset)
             || stored::is_linked(transaction, product, *asset, link_type.id).await?;
         if linked {
             return Err(batch::refuse(

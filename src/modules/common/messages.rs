@@ -113,7 +113,7 @@ pub async fn list(
     user: Option<&str>,
     role: Option<&str>,
 ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-    let rows = stored::list(database.pool(), user, role).await?;
+    let rows = stored::list(database.reads(), user, role).await?;
     Ok(rows
         .into_iter()
         .map(|row| StoredMessage {

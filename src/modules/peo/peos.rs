@@ -12,7 +12,7 @@ use crate::{
     modules::{itm, vals},
     storage::{
         Database, channels,
-        peos::{self, Named},
+        peos::{self, Named, Selection},
         records::{self, CHANNELS, Identity, PEOS, PRODUCTS},
         values,
     },
@@ -25,7 +25,7 @@ pub(crate) async fn retrieve(
     caller: &Caller,
     request: &PeoRequest,
 ) -> Result<Vec<Peo>, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let by_tid = !request.tids.is_empty();
     let peos = if request.names_only {
         let rows = if by_tid {
@@ -72,7 +72,7 @@ pub(crate) async fn of_channels(
     let mut ids: Vec<i64> = links.iter().map(|link| link.peo_id).collect();
     ids.sort_unstable();
     ids.dedup();
-    let rows = peos::by_ids(database.pool(), &ids).await?;
+    let rows = peos::by_ids(database.reads(), &ids).await?;
     let rows = visible(database, caller, rows, |row| row.id).await?;
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
     let by_id: HashMap<i64, Peo> = ids
@@ -100,7 +100,7 @@ async fn visible<T>(
     id: impl Fn(&T) -> i64,
 ) -> Result<Vec<T>, ApiError> {
     let ids: Vec<i64> = rows.iter().map(&id).collect();
-    let restricted = records::restrictions(database.pool(), &PEOS, &ids).await?;
+    let restricted = records::restrictions(database.reads(), &PEOS, &ids).await?;
     Ok(rows
         .into_iter()
         .filter(|row| {
@@ -166,7 +166,7 @@ async fn whole(
     rows: Vec<peos::Peo>,
     with_metadata: bool,
 ) -> Result<Vec<Peo>, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
     let mut nodes: HashMap<i64, Vec<String>> = HashMap::new();
     for row in peos::nodes(pool, &ids).await? {
@@ -198,7 +198,7 @@ pub(crate) async fn query(
     time_zone: TimeZone,
     request: &PeoQuery,
 ) -> Result<PeoQueryResponse, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let utc = |field: &str, local: Option<&str>| -> Result<Option<String>, ApiError> {
         local
             .map(|local| {
@@ -249,12 +249,34 @@ pub(crate) async fn query(
         None => None,
     };
     let names: HashSet<&str> = request.names.iter().map(String::as_str).collect();
-    let candidates = peos::matching(pool, product, from.as_deref(), until.as_deref())
+    let listed: Vec<&str> = names.iter().copied().collect();
+    let linked: Vec<i64> = of_project.iter().flatten().copied().collect();
+    // Read by the most selective criterion, compared with all of them.
+    let selection = match (product, &of_project) {
+        (Some(product), _) => Selection::Product(product),
+        (None, Some(_)) => Selection::Ids(&linked),
+        (None, None) if !listed.is_empty() => Selection::Names(&listed),
+        (None, None) if from.is_some() || until.is_some() => {
+            Selection::Modified(from.as_deref(), until.as_deref())
+        }
+        (None, None) => Selection::All,
+    };
+    let candidates = peos::candidates(pool, selection)
         .await?
         .into_iter()
+        .filter(|peo| product.is_none_or(|product| peo.product_id == Some(product)))
         .filter(|peo| of_project.as_ref().is_none_or(|ids| ids.contains(&peo.id)))
         .filter(|peo| {
             names.is_empty() || peo.name.as_deref().is_some_and(|name| names.contains(name))
+        })
+        .filter(|peo| {
+            from.as_deref()
+                .is_none_or(|from| peo.modified_at.as_str() >= from)
+        })
+        .filter(|peo| {
+            until
+                .as_deref()
+                .is_none_or(|until| peo.modified_at.as_str() <= until)
         })
         .collect();
     let mut tids: Vec<String> = visible(database, caller, candidates, |peo| peo.id)

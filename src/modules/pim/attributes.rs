@@ -20,6 +20,7 @@ use crate::{
     storage::{
         Database,
         attributes::{self as stored, Attribute},
+        definitions,
         flag::Flag,
         nodes::{self, Node},
         records::{self, ATTRIBUTE_DEFINITIONS, Identity, PRODUCTS},
@@ -86,7 +87,7 @@ pub(crate) async fn select(
     caller: &Caller,
     selection: &Selection<'_>,
 ) -> Result<Vec<Attribute>, ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let lists = [
         selection.ids.len(),
         selection.product_ids.len(),
@@ -162,18 +163,19 @@ async fn products_nodes(
     caller: &Caller,
     selection: &Selection<'_>,
 ) -> Result<Vec<Node>, ApiError> {
-    let mut connection = database.pool().acquire().await?;
+    let mut connection = database.reads().acquire().await?;
     let identities = selection
         .product_ids
         .iter()
         .map(|id| Identity::Id(*id))
         .chain(selection.product_tids.iter().map(|tid| Identity::Key(tid)));
     let mut products = Vec::new();
+    let mut seen = HashSet::new();
     for identity in identities {
         if let Some((id, roles)) =
             records::find_restricted(&mut connection, &PRODUCTS, identity).await?
             && caller.sees(&roles)
-            && !products.contains(&id)
+            && seen.insert(id)
         {
             products.push(id);
         }
@@ -185,7 +187,7 @@ async fn products_nodes(
         ));
     }
     let mut by_product: HashMap<i64, Vec<Node>> = HashMap::new();
-    for row in nodes::of_products(database.pool(), &products).await? {
+    for row in nodes::of_products(database.reads(), &products).await? {
         by_product.entry(row.product_id).or_default().push(row.node);
     }
     Ok(products
@@ -201,7 +203,7 @@ async fn inherit(
     selected: &[Node],
     include_parents: bool,
 ) -> Result<Vec<Attribute>, sqlx::Error> {
-    let pool = database.pool();
+    let pool = database.reads();
     let mut ancestors: HashMap<String, i64> = HashMap::new();
     if include_parents {
         let paths: HashSet<String> = selected
@@ -262,7 +264,7 @@ pub(crate) async fn answer(
     let mut domains: HashMap<i64, Vec<DomainVal>> = HashMap::new();
     if with_domain_values {
         let ids: Vec<i64> = attributes.iter().map(|attribute| attribute.id).collect();
-        for row in stored::domain_values(database.pool(), &ids).await? {
+        for row in stored::domain_values(database.reads(), &ids).await? {
             let values = domains.entry(row.attribute_id).or_default();
             if values.last().is_none_or(|last| last.tid != row.tid) {
                 values.push(DomainVal {
@@ -353,6 +355,22 @@ fn refused<T>(text: impl Into<String>) -> Result<T, Fault> {
 
 fn invalid(value: &str, field: &str) -> Fault {
     Fault::Refused(format!("Invalid value '{value}' for '{field}'"))
+}
+
+/// Refuses a new attribute on a node that holds as many as an answer's node may list (the
+/// document's `maxItems` of `attr`).
+async fn check_room(connection: &mut AnyConnection, node: &Node) -> Result<(), Fault> {
+    let most = core_api::tables::NODE
+        .field("attr")
+        .and_then(|field| field.max_items)
+        .map_or(i64::MAX, i64::from);
+    if stored::count_on_node(connection, node.id).await? >= most {
+        return refused(format!(
+            "Node {} has {most} attributes, the most a node holds",
+            node.path
+        ));
+    }
+    Ok(())
 }
 
 /// An attribute saved: as stored now, and whether it was created.
@@ -451,13 +469,19 @@ pub(crate) async fn save(
             let Some(key) = attr.key.as_deref() else {
                 return refused("Missing required value 'key'");
             };
-            let Some(definition) =
-                records::find(&mut *connection, &ATTRIBUTE_DEFINITIONS, Identity::Key(key)).await?
-            else {
+            // Held until the transaction ends, so a concurrent delete of the definition waits
+            // (or has ended, and it is not found).
+            let Some(definition) = definitions::hold(connection, key).await? else {
                 return refused(format!("Attribute definition: '{key}' cannot be found"));
             };
-            let existing = stored::find_on(connection, node.id, definition.id).await?;
-            (existing, (node.id, node.path, definition.id))
+            // Concurrent saves of attributes of one node wait for each other (PostgreSQL), so
+            // that the second of two creates of one attribute finds the first and updates it.
+            nodes::lock(connection, node.id).await?;
+            let existing = stored::find_on(connection, node.id, definition).await?;
+            if existing.is_none() {
+                check_room(connection, &node).await?;
+            }
+            (existing, (node.id, node.path, definition))
         }
     };
     let created = existing.is_none();
@@ -521,10 +545,13 @@ pub(crate) async fn save(
         }
     }
     // The default value is one of the domain values: those given, else those stored.
-    let tids: Vec<String> = match &domain {
+    let tids: HashSet<String> = match &domain {
         Some(values) => values.iter().map(|(tid, _)| tid.clone()).collect(),
-        None if created => Vec::new(),
-        None => stored::domain_value_tids(connection, attribute.id).await?,
+        None if created => HashSet::new(),
+        None => stored::domain_value_tids(connection, attribute.id)
+            .await?
+            .into_iter()
+            .collect(),
     };
     if let Some(default) = &attr.default_val {
         if !tids.contains(&default.tid) {
@@ -572,16 +599,19 @@ async fn domain_values(
     connection: &mut AnyConnection,
     domain: &DomainVals,
 ) -> Result<Vec<(String, Vec<(String, String)>)>, Fault> {
-    let mut values: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut values: Vec<(String, Vec<(String, String)>)> =
+        Vec::with_capacity(domain.domain_val.len());
+    let mut tids = HashSet::with_capacity(domain.domain_val.len());
     let mut locales = Locales::default();
     for value in &domain.domain_val {
-        if values.iter().any(|(tid, _)| *tid == value.tid) {
+        if !tids.insert(value.tid.as_str()) {
             return Err(invalid(&value.tid, "domainVal"));
         }
-        let mut texts: Vec<(String, String)> = Vec::new();
+        let mut texts: Vec<(String, String)> = Vec::with_capacity(value.itm.len());
+        let mut given = HashSet::with_capacity(value.itm.len());
         for item in &value.itm {
             let loc = item.loc.clone().unwrap_or_default();
-            if texts.iter().any(|(known, _)| *known == loc) {
+            if !given.insert(loc.clone()) {
                 return Err(invalid(&loc, "loc"));
             }
             if !locales.known(connection, &loc).await? {

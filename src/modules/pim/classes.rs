@@ -30,10 +30,10 @@ use super::{
 use crate::{
     error::ApiError,
     storage::{
-        Database, classifications as stored, definitions,
+        Database, classifications as stored,
         nodes::{self, MAX_DEPTH, Node},
         records::{self, CLASSIFICATIONS, Identity},
-        trees::{self, TreeAttribute, TreeName, TreeNode},
+        trees::{self, TreeName, TreeNode},
     },
 };
 
@@ -47,7 +47,7 @@ pub(crate) async fn retrieve(
     database: &Database,
     request: &ClassificationRequest,
 ) -> Result<(Vec<Class>, Option<Vec<NodeAnswer>>), ApiError> {
-    let pool = database.pool();
+    let pool = database.reads();
     let all = stored::all(pool).await?;
     let everything = request.ids.is_empty() && request.tids.is_empty();
     let selected: Vec<stored::Classification> = if everything {
@@ -128,10 +128,6 @@ async fn tree(
     classification: &stored::Classification,
 ) -> Result<Tree, ApiError> {
     let read = trees::of_classification(database, classification.id).await?;
-    let keys: HashMap<i64, String> = definitions::keys(database.pool())
-        .await?
-        .into_iter()
-        .collect();
     let mut stored_nodes = read.nodes;
     stored_nodes.sort_unstable_by_key(|node| (node.3, node.0));
     let index: HashMap<i64, usize> = stored_nodes
@@ -151,22 +147,20 @@ async fn tree(
     let mut attrs: Vec<Vec<Attr>> = Vec::new();
     attrs.resize_with(stored_nodes.len(), Vec::new);
     let mut read_attributes = read.attributes;
-    read_attributes.sort_unstable_by_key(|attribute| (attribute.1, attribute.0));
-    for TreeAttribute(id, node, definition, level, inheritance, restriction, localized) in
-        read_attributes
-    {
-        if let Some(&at) = index.get(&node) {
+    read_attributes.sort_unstable_by_key(|attribute| (attribute.node_id, attribute.id));
+    for attribute in read_attributes {
+        if let Some(&at) = index.get(&attribute.node_id) {
             attrs[at].push(Attr {
                 default_val: None,
                 domain_vals: None,
-                id: Some(id),
-                inheritance,
-                key: keys.get(&definition).cloned(),
-                level,
-                localized: Some(localized.into()),
-                node_id: Some(node),
+                id: Some(attribute.id),
+                inheritance: attribute.inheritance,
+                key: Some(attribute.key),
+                level: attribute.level,
+                localized: Some(attribute.localized.into()),
+                node_id: Some(attribute.node_id),
                 node_path: Some(stored_nodes[at].2.clone()),
-                restriction,
+                restriction: attribute.restriction,
             });
         }
     }
@@ -328,9 +322,16 @@ impl<'r> Apply for Persist<'r> {
                     );
                     return Err(batch::refuse(&echo, text));
                 }
-                Some(found) => Some(found),
+                Some(found) => {
+                    stored::lock_tid(transaction, found.key.as_deref().unwrap_or_default()).await?;
+                    Some(found)
+                }
             },
-            (None, Some(tid)) => find(transaction, Identity::Key(tid)).await?,
+            // Found after the lock: a concurrent create of it has ended by then.
+            (None, Some(tid)) => {
+                stored::lock_tid(transaction, tid).await?;
+                find(transaction, Identity::Key(tid)).await?
+            }
             (None, None) => return Err(batch::refuse(&echo, "Missing required value 'tid'")),
         };
         let created = found.is_none();
@@ -364,6 +365,9 @@ impl<'r> Apply for Persist<'r> {
             let loc = name.loc.as_deref().unwrap_or_default();
             if !known(&mut locales, transaction, loc, &mut warnings).await? {
                 continue;
+            }
+            if !loc.is_empty() {
+                stored::lock_name(transaction, loc, &name.value).await?;
             }
             if !loc.is_empty() && stored::name_taken(transaction, id, loc, &name.value).await? {
                 warnings.push(format!(

@@ -29,7 +29,7 @@ pub(crate) async fn query(
     let ids = if types.is_empty() {
         Vec::new()
     } else {
-        stored::ids_of_types(database.pool(), &types).await?
+        stored::ids_of_types(database.reads(), &types).await?
     };
     Ok(AttributeDefinitionsRequest { ids, all: false })
 }
@@ -85,6 +85,9 @@ impl Apply for Perform {
         let mut record = batch::record(DATA_TYPE, "delete", ResponseTypeStatus::Success, "");
         record.id = Some(found.id);
         record.tid = found.key;
+        // Locked before its uses are counted: a concurrent save of a use has ended (and is
+        // counted) or waits for the delete (and then finds no definition).
+        stored::lock(transaction, found.id).await?;
         let uses = stored::uses(transaction, found.id).await?;
         if let Some(reason) = reason(&uses) {
             return Err(batch::refuse(
