@@ -5,7 +5,7 @@ use core_api::tables;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid, non_empty};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, non_empty};
 
 /// A channel (`project`).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -91,6 +91,13 @@ pub(super) fn check<'d>(
             fits(&record, "name", name, &tables::PROJECT, "name")?;
         }
         check_values(&record, &channel.values)?;
+        counted(
+            &record,
+            "assets",
+            channel.assets.len(),
+            (&tables::PROJECT_LINKS, "itm"),
+            0,
+        )?;
         checks.unique("channels", &channel.tid, record)?;
     }
     Ok(())
@@ -98,9 +105,17 @@ pub(super) fn check<'d>(
 
 /// Checks the values of a channel or a PEO: their texts are `itm` texts of a `val`.
 pub(super) fn check_values(record: &str, values: &[AttributeValue]) -> Result<(), BootstrapError> {
+    counted(record, "values", values.len(), (&tables::VALS, "val"), 0)?;
     for (index, value) in values.iter().enumerate() {
         let record = format!("{record}.values[{index}]");
         fits(&record, "attr", &value.attr, &tables::VAL, "attr")?;
+        counted(
+            &record,
+            "items",
+            value.items.len(),
+            (&tables::VAL, "itm"),
+            0,
+        )?;
         for item in &value.items {
             fits(&record, "items", &item.value, &tables::ITM, "value")?;
         }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::Row;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid, name, non_empty};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name, non_empty};
 pub(crate) use crate::storage::nodes::MAX_DEPTH;
 
 /// A classification with its nodes.
@@ -107,6 +107,13 @@ pub(super) fn check<'d>(
         for localized in classification.names.values() {
             name(&record, "names", localized)?;
         }
+        counted(
+            &record,
+            "names",
+            classification.names.len(),
+            (&tables::NAME, "itm"),
+            1,
+        )?;
         for (node_index, node) in classification.nodes.iter().enumerate() {
             let record = format!("{record}.nodes[{node_index}] ({})", node.path);
             fits(&record, "path", &node.path, &tables::NODE, "path")?;
@@ -120,9 +127,39 @@ pub(super) fn check<'d>(
             for localized in node.names.values() {
                 name(&record, "names", localized)?;
             }
+            counted(
+                &record,
+                "names",
+                node.names.len(),
+                (&tables::NAME, "itm"),
+                1,
+            )?;
+            counted(
+                &record,
+                "attributes",
+                node.attributes.len(),
+                (&tables::NODE, "attr"),
+                0,
+            )?;
             for attribute in &node.attributes {
                 fits(&record, "attributes", &attribute.key, &tables::ATTR, "key")?;
+                let values = attribute.domain_values.len();
+                counted(
+                    &record,
+                    "domainValues",
+                    values,
+                    (&tables::DOMAIN_VALS, "domainVal"),
+                    0,
+                )?;
                 for value in &attribute.domain_values {
+                    let texts = value.names.len();
+                    counted(
+                        &record,
+                        "domainValues",
+                        texts,
+                        (&tables::DOMAIN_VAL, "itm"),
+                        0,
+                    )?;
                     fits(
                         &record,
                         "domainValues",

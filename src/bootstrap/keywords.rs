@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::Row;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid, name};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,6 +51,13 @@ pub(super) fn check<'d>(
             name(&record, "names", localized)?;
             fits(&record, "names", loc, &tables::NAME_ITM, "loc")?;
         }
+        counted(
+            &record,
+            "names",
+            keyword.names.len(),
+            (&tables::NAME, "itm"),
+            1,
+        )?;
         if !paths.insert(keyword.path.as_str()) {
             return Err(invalid(record, "path", "is declared twice"));
         }

@@ -382,6 +382,29 @@ fn fits(
     }
 }
 
+/// Holds a list to the `maxItems` of the list of the document it is answered in (D-37):
+/// `property` of `schema`, with `extra` entries the answer adds (a default name).
+fn counted(
+    record: &str,
+    field: &str,
+    count: usize,
+    (schema, property): (&'static Schema, &str),
+    extra: usize,
+) -> Result<(), BootstrapError> {
+    let most = schema
+        .field(property)
+        .and_then(|limits| limits.max_items)
+        .map_or(usize::MAX, |most| most as usize);
+    if count + extra > most {
+        return Err(invalid(
+            record.to_string(),
+            field,
+            format!("holds {count} entries; an answer lists at most {most}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Holds an identifier without a field of its own in answers to the limits of a `tid`.
 fn identifier(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
     fits(record, field, value, &tables::RESPONSE_TYPE, "tid")

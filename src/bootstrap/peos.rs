@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::{
     Bootstrap, BootstrapError, Checks, Loader,
     channels::{AttributeValue, Owner, check_values},
-    fits, non_empty,
+    counted, fits, non_empty,
 };
 
 /// A product export option.
@@ -61,6 +61,13 @@ pub(super) fn check<'d>(
         for node in &peo.nodes {
             fits(&record, "nodes", node, &tables::PEO_NODES, "node")?;
         }
+        counted(
+            &record,
+            "nodes",
+            peo.nodes.len(),
+            (&tables::PEO_NODES, "node"),
+            0,
+        )?;
         check_values(&record, &peo.values)?;
         checks.unique("peos", &peo.tid, record.clone())?;
         checks.known_roles(&record, &peo.restricted_to)?;

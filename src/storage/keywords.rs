@@ -212,34 +212,29 @@ struct Inserts {
     root: &'static str,
 }
 
-/// Writes the insert of a new keyword under the parent that `$condition` finds as `p` (locked
-/// with `$lock`), or at the root; `$with_names` wraps it so that one statement also stores the
-/// names (PostgreSQL).
+/// The insert of a new keyword under the parent that `$condition` finds as `p`, locked with
+/// `$lock`: its path made from the parent's, its place after the parent's last child.
+macro_rules! under {
+    ($condition:literal, $lock:literal) => {
+        concat!(
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+             SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
+             FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p WHERE ",
+            $condition,
+            $lock,
+            " RETURNING id, path"
+        )
+    };
+}
+
+/// Writes the inserts of a new keyword for one backend: under a parent found by id or path
+/// (locked with `$lock`), or at the root; `$with_names` wraps each so that one statement also
+/// stores the names (PostgreSQL).
 macro_rules! inserts {
     ($backend:ident, $with_names:ident, $lock:literal) => {
         Inserts {
-            by_id: sql!($backend: $with_names!(
-                4,
-                concat!(
-                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                     SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
-                     FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p \
-                     WHERE p.id = $1",
-                    $lock,
-                    " RETURNING id, path"
-                )
-            )),
-            by_path: sql!($backend: $with_names!(
-                4,
-                concat!(
-                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                     SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
-                     FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p \
-                     WHERE p.path = $1",
-                    $lock,
-                    " RETURNING id, path"
-                )
-            )),
+            by_id: sql!($backend: $with_names!(4, under!("p.id = $1", $lock))),
+            by_path: sql!($backend: $with_names!(4, under!("p.path = $1", $lock))),
             root: sql!($backend: $with_names!(
                 3,
                 "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \

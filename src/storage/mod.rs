@@ -224,11 +224,8 @@ impl Database {
 
     /// The pools' connections for the metrics: open, idle, and the most they open.
     pub fn connections(&self) -> [(&'static str, u64); 3] {
-        let pools: &[&AnyPool] = if self.reads.options().get_max_connections() == 1
-            && self.backend == Backend::Sqlite
-            && self.writes.size() == self.reads.size()
-            && std::ptr::eq(self.reads.options(), self.writes.options())
-        {
+        // In-memory SQLite has one pool for both.
+        let pools: &[&AnyPool] = if std::ptr::eq(self.reads.options(), self.writes.options()) {
             &[&self.reads]
         } else {
             &[&self.reads, &self.writes]

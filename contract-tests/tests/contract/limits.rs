@@ -73,12 +73,18 @@ async fn futures_statuses(server: &TestServer, count: usize) -> Vec<u16> {
     statuses
 }
 
+/// An empty folder for an SQLite file of a test, and the file's URL.
+fn sqlite_file(test: &str) -> (std::path::PathBuf, String) {
+    let folder = std::env::temp_dir().join(format!("core-limits-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/core.db", folder.display());
+    (folder, url)
+}
+
 /// While another process holds SQLite's write lock longer than the database timeout, reads are
 /// answered at once and a write is answered 503 with `Retry-After: 5`, nothing of it saved.
 async fn a_write_that_waits_too_long_for_the_database_gets_503_and_reads_go_on() {
-    let folder = std::env::temp_dir().join(format!("core-limits-lock-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    let url = format!("sqlite://{}/core.db", folder.display());
+    let (folder, url) = sqlite_file("lock");
     let server = TestServer::start_on_with(&url, |settings| {
         settings.database_timeout = std::time::Duration::from_secs(1);
     })
@@ -128,9 +134,7 @@ async fn a_write_that_waits_too_long_for_the_database_gets_503_and_reads_go_on()
 /// A database without room to write answers 507 (code 1017) and keeps nothing of the request;
 /// reads go on.
 async fn a_full_database_is_507_and_reads_go_on() {
-    let folder = std::env::temp_dir().join(format!("core-limits-full-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    let url = format!("sqlite://{}/core.db", folder.display());
+    let (folder, url) = sqlite_file("full");
     // The file as the schema leaves it, then a server that may not grow it by more than a few
     // pages: a full disk.
     let pages: i64 = {
