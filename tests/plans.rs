@@ -38,6 +38,21 @@ const SMALL: &[&str] = &[
 /// statement that finds it, the table, and why.
 const WHOLE: &[(&str, &str, &str)] = &[
     (
+        "FROM keywords every",
+        "keywords",
+        "keywords retrieve of `/` at every level answers every keyword",
+    ),
+    (
+        "FROM keyword_names every",
+        "keyword_names",
+        "the names of every keyword, for the same answer",
+    ),
+    (
+        "FROM keyword_assets every",
+        "keyword_assets",
+        "the asset links of every keyword, for the same answer with links",
+    ),
+    (
         "FROM classifications ORDER BY",
         "classifications",
         "classes retrieve without a selector (and GET /pim/classes) answers every classification",

@@ -4,7 +4,7 @@
 
 use sqlx::{AnyConnection, AnyPool};
 
-use super::{flag::Flag, in_list};
+use super::{Backend, backend_of, flag::Flag, in_list};
 
 /// A stored node attribute with its node and the tid of its definition.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -185,6 +185,8 @@ pub(crate) async fn save(
 }
 
 /// Replaces an attribute's domain values: each tid with its texts by locale (`""`: no locale).
+/// The list crosses to the database as one JSON text and is written by two statements whatever
+/// its length (a statement per value costs an exchange with the database each, D-37).
 pub(crate) async fn replace_domain_values(
     connection: &mut AnyConnection,
     attribute: i64,
@@ -196,29 +198,70 @@ pub(crate) async fn replace_domain_values(
     .bind(attribute)
     .execute(&mut *connection)
     .await?;
-    for (position, (tid, texts)) in values.iter().enumerate() {
-        let value: i64 = sqlx::query_scalar(sql!(
-            "INSERT INTO domain_values (node_attribute_id, tid, position) VALUES ($1, $2, $3) \
-             RETURNING id"
-        ))
-        .bind(attribute)
-        .bind(tid)
-        .bind(position as i64)
-        .fetch_one(&mut *connection)
-        .await?;
-        for (loc, text) in texts {
-            sqlx::query(sql!(
-                "INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)"
-            ))
-            .bind(value)
-            .bind(loc)
-            .bind(text)
+    if values.is_empty() {
+        return Ok(());
+    }
+    // `[[tid, {loc: text, …}], …]`, in order.
+    let list = serde_json::Value::Array(
+        values
+            .iter()
+            .map(|(tid, texts)| {
+                let texts: serde_json::Map<String, serde_json::Value> = texts
+                    .iter()
+                    .map(|(loc, text)| (loc.clone(), serde_json::Value::from(text.as_str())))
+                    .collect();
+                serde_json::json!([tid, texts])
+            })
+            .collect(),
+    )
+    .to_string();
+    let statements = match backend_of(connection) {
+        Backend::Sqlite => &SQLITE_DOMAIN,
+        Backend::Postgres => &POSTGRES_DOMAIN,
+    };
+    for statement in [statements.values, statements.texts] {
+        sqlx::query(statement)
+            .bind(attribute)
+            .bind(list.as_str())
             .execute(&mut *connection)
             .await?;
-        }
     }
     Ok(())
 }
+
+/// The writes of a domain value list (`$1` the attribute, `$2` the list as JSON): the values
+/// with their places, then their texts.
+struct DomainWrites {
+    values: &'static str,
+    texts: &'static str,
+}
+
+const SQLITE_DOMAIN: DomainWrites = DomainWrites {
+    values: sql!(sqlite:
+        "INSERT INTO domain_values (node_attribute_id, tid, position) \
+         SELECT $1, json_extract(j.value, '$[0]'), j.key FROM json_each($2) j"
+    ),
+    texts: sql!(sqlite:
+        "INSERT INTO domain_value_names (domain_value_id, loc, value) \
+         SELECT v.id, n.key, n.value FROM json_each($2) j \
+         CROSS JOIN domain_values v CROSS JOIN json_each(j.value, '$[1]') n \
+         WHERE v.node_attribute_id = $1 AND v.tid = json_extract(j.value, '$[0]')"
+    ),
+};
+
+const POSTGRES_DOMAIN: DomainWrites = DomainWrites {
+    values: sql!(postgres:
+        "INSERT INTO domain_values (node_attribute_id, tid, position) \
+         SELECT $1, j.value->>0, j.position - 1 \
+         FROM json_array_elements(CAST($2 AS JSON)) WITH ORDINALITY AS j(value, position)"
+    ),
+    texts: sql!(postgres:
+        "INSERT INTO domain_value_names (domain_value_id, loc, value) \
+         SELECT v.id, n.key, n.value FROM json_array_elements(CAST($2 AS JSON)) AS j(value) \
+         JOIN domain_values v ON v.node_attribute_id = $1 AND v.tid = j.value->>0 \
+         CROSS JOIN LATERAL json_each_text(j.value->1) AS n"
+    ),
+};
 
 /// Deletes an attribute with its domain values.
 pub(crate) async fn delete(connection: &mut AnyConnection, id: i64) -> Result<(), sqlx::Error> {

@@ -3,7 +3,7 @@
 //!
 //! A subtree is read from the parent index, one generation after the other down to the level a
 //! request asks (a recursive statement): its cost is the answer's size, whatever the size of the
-//! tree around it (D-37). Paths are stored whole, so a keyword is found by its path in one index
+//! tree around it (D-37). The whole tree at every level is the whole table, read as stored. Paths are stored whole, so a keyword is found by its path in one index
 //! lookup.
 //!
 //! Several instances write to one PostgreSQL at once, so the writes that depend on a path lock
@@ -91,18 +91,22 @@ macro_rules! subtree {
     };
 }
 
-/// One statement in its two forms: below the root and below a keyword.
+/// One statement in its three forms: below the root, below a keyword, and every keyword (the
+/// whole tree at every level is the whole table, read as it is stored, without walking it).
 struct Forms {
     roots: &'static str,
     below: &'static str,
+    every: &'static str,
 }
 
-/// Declares the [`Forms`] of a statement over a subtree, registered for one backend or both.
+/// Declares the [`Forms`] of a statement over a subtree, registered for one backend or both:
+/// `$select` over `sub`, and `$every` over the whole table (its alias `every`).
 macro_rules! forms {
-    ($($backend:ident:)? $select:literal) => {
+    ($($backend:ident:)? $select:literal, $every:literal) => {
         Forms {
             roots: sql!($($backend:)? subtree!(roots, $select)),
             below: sql!($($backend:)? subtree!(below, $select)),
+            every: sql!($($backend:)? $every),
         }
     };
 }
@@ -110,21 +114,29 @@ macro_rules! forms {
 /// The keywords of a subtree as one JSON array (see `storage::trees` for why).
 const KEYWORDS_SQLITE: Forms = forms!(sqlite:
     "SELECT json_group_array(json_array(k.id, k.parent_id, k.name, k.path, k.order_number, \
-     k.created_at)) FROM sub s CROSS JOIN keywords k WHERE k.id = s.id"
+     k.created_at)) FROM sub s CROSS JOIN keywords k WHERE k.id = s.id",
+    "SELECT json_group_array(json_array(every.id, every.parent_id, every.name, every.path, \
+     every.order_number, every.created_at)) FROM keywords every"
 );
 const KEYWORDS_POSTGRES: Forms = forms!(postgres:
     "SELECT COALESCE(json_agg(json_build_array(k.id, k.parent_id, k.name, k.path, \
      k.order_number, k.created_at)), '[]')::text FROM sub s CROSS JOIN keywords k \
-     WHERE k.id = s.id"
+     WHERE k.id = s.id",
+    "SELECT COALESCE(json_agg(json_build_array(every.id, every.parent_id, every.name, \
+     every.path, every.order_number, every.created_at)), '[]')::text FROM keywords every"
 );
 /// The localized names of a subtree as one JSON array.
 const NAMES_SQLITE: Forms = forms!(sqlite:
     "SELECT json_group_array(json_array(n.keyword_id, n.loc, n.name)) \
-     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id"
+     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id",
+    "SELECT json_group_array(json_array(every.keyword_id, every.loc, every.name)) \
+     FROM keyword_names every"
 );
 const NAMES_POSTGRES: Forms = forms!(postgres:
     "SELECT COALESCE(json_agg(json_build_array(n.keyword_id, n.loc, n.name)), '[]')::text \
-     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id"
+     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id",
+    "SELECT COALESCE(json_agg(json_build_array(every.keyword_id, every.loc, every.name)), \
+     '[]')::text FROM keyword_names every"
 );
 /// The asset links of a subtree, by keyword and asset tid.
 const LINKS: Forms = forms!(
@@ -132,7 +144,11 @@ const LINKS: Forms = forms!(
      CROSS JOIN keyword_assets l JOIN assets a ON a.id = l.asset_id \
      LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
      LEFT JOIN roles r ON r.id = ar.role_id WHERE l.keyword_id = s.id \
-     ORDER BY l.keyword_id, a.tid"
+     ORDER BY l.keyword_id, a.tid",
+    "SELECT every.keyword_id, a.tid, r.name AS role FROM keyword_assets every \
+     JOIN assets a ON a.id = every.asset_id \
+     LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+     LEFT JOIN roles r ON r.id = ar.role_id ORDER BY every.keyword_id, a.tid"
 );
 
 /// The keywords of a subtree, unordered.
@@ -168,6 +184,7 @@ async fn aggregated<T: DeserializeOwned>(
     subtree: Subtree,
 ) -> Result<Vec<T>, sqlx::Error> {
     let query = match subtree.base {
+        None if subtree.generations >= DEEPEST => sqlx::query_scalar(forms.every),
         None => sqlx::query_scalar(forms.roots).bind(subtree.generations),
         Some(base) => sqlx::query_scalar(forms.below)
             .bind(subtree.generations)
@@ -182,6 +199,7 @@ pub(crate) async fn asset_links_below(
     subtree: Subtree,
 ) -> Result<Vec<AssetLink>, sqlx::Error> {
     let query = match subtree.base {
+        None if subtree.generations >= DEEPEST => sqlx::query_as(LINKS.every),
         None => sqlx::query_as(LINKS.roots).bind(subtree.generations),
         Some(base) => sqlx::query_as(LINKS.below)
             .bind(subtree.generations)
