@@ -509,7 +509,7 @@ fn cm() -> Vec<Scenario> {
         scenario(&op::CHANNELS_PERSIST, "refuses an unknown parent", &["Parent project not found"])
             .send(body!({"projects": {"project": [{"tid": "CF-{u}", "parentTid": "CF-{u}-parent", "type": "CF-Catalog", "name": "x"}]}}))
             .records(&[("ERROR", "Parent project not found")]),
-        scenario(&op::CHANNELS_PERSIST, "refuses a create without a type", &["Project type '<type>' not found"])
+        scenario(&op::CHANNELS_PERSIST, "refuses a create without a type", &["Project type '' not found"])
             .send(body!({"projects": {"project": [{"tid": "CF-{u}", "parentTid": "CF-Root", "name": "x"}]}}))
             .records(&[("ERROR", "Project type '' not found")]),
         scenario(&op::CHANNELS_PERSIST, "refuses an attribute not registered", &["Attribute '<attr>' is not registered"])

@@ -58,6 +58,8 @@ async fn every_conformance_check_passes_against_the_fixture() {
             core_api::operations::ALL.len(),
             "{summary}"
         );
+        // Every item message a description states is asserted by a passing check.
+        assert_eq!(whole.messages_asserted, whole.messages, "{summary}");
         // A second run on the same data passes too: checks write under names of their own run.
         let again = run(&server).await;
         assert!(failed(&again).is_empty(), "{:?}", failed(&again));
