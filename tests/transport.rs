@@ -59,6 +59,22 @@ fn head(stream: &mut TcpStream) -> String {
     String::from_utf8_lossy(&head).into_owned()
 }
 
+/// Sends a whole keywords retrieve of the roots on a kept-alive connection (waiting up to five
+/// seconds for answers).
+fn retrieve(stream: &mut TcpStream, token: &str) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let body = r#"{"path": "/"}"#;
+    write!(
+        stream,
+        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("a request");
+}
+
 /// Sends the head of a keywords retrieve announcing a 100-byte body, and 10 bytes of it.
 fn stalled(address: &str, token: &str) -> TcpStream {
     let mut stream = TcpStream::connect(address).expect("connects");
@@ -230,17 +246,7 @@ fn a_trickled_head_is_cut_off_after_the_header_timeout() {
 fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     let (_server, address, token) = server("idle");
     let mut stream = TcpStream::connect(&address).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("a timeout");
-    let body = r#"{"path": "/"}"#;
-    write!(
-        stream,
-        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("a request");
+    retrieve(&mut stream, &token);
     assert_eq!(status(&mut stream), 200);
     let answered = Instant::now();
     // The rest of the answer, then the end of the connection.
@@ -311,17 +317,7 @@ fn a_connection_beyond_the_cap_is_closed_at_once() {
         "the third connection was closed at once, not after the header timeout: {closed:?}"
     );
     // The first two hold their places: a request on the first is answered.
-    first
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("a timeout");
-    let body = r#"{"path": "/"}"#;
-    write!(
-        first,
-        "POST {RETRIEVE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("a request");
+    retrieve(&mut first, &token);
     assert_eq!(status(&mut first), 200);
 }
 

@@ -87,10 +87,15 @@ impl Limiter {
         let ahead = next
             .get(caller)
             .map_or(Duration::ZERO, |at| at.saturating_duration_since(now));
-        if ahead > self.tolerance {
-            Err(ahead - self.tolerance)
-        } else {
-            Ok(())
+        self.within(ahead)
+    }
+
+    /// Whether a caller whose next time is `ahead` of now may send: how long it must wait
+    /// otherwise.
+    fn within(&self, ahead: Duration) -> Result<(), Duration> {
+        match ahead.checked_sub(self.tolerance) {
+            Some(wait) if !wait.is_zero() => Err(wait),
+            _ => Ok(()),
         }
     }
 
@@ -107,10 +112,7 @@ impl Limiter {
         }
         let at = next.entry(caller).or_insert(now);
         let due = (*at).max(now);
-        let ahead = due - now;
-        if ahead > self.tolerance {
-            return Err(ahead - self.tolerance);
-        }
+        self.within(due - now)?;
         *at = due + self.interval;
         Ok(())
     }

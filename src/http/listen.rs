@@ -83,7 +83,8 @@ pub struct Transport {
 }
 
 /// What keeps a request's place among the requests in flight: put into the response's
-/// extensions by the application, and held by the answer's body until its last byte is written.
+/// extensions by the application, and held by the answer's body ([`Answer`]) until hyper has
+/// taken its last piece.
 #[derive(Clone)]
 pub struct Held(pub Arc<OwnedSemaphorePermit>);
 

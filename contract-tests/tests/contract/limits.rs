@@ -73,6 +73,17 @@ async fn futures_statuses(server: &TestServer, count: usize) -> Vec<u16> {
     statuses
 }
 
+/// The root keywords, read (and answered 200) whatever the database is doing.
+async fn roots(server: &TestServer) -> Value {
+    let read = server
+        .call(&KEYWORDS_RETRIEVE)
+        .json(&json!({"path": "/"}))
+        .send()
+        .await;
+    assert_eq!(read.status, 200, "{}", read.text);
+    read.json()["kwds"]["kwd"].clone()
+}
+
 /// An empty folder for an SQLite file of a test, and the file's URL.
 fn sqlite_file(test: &str) -> (std::path::PathBuf, String) {
     let folder = std::env::temp_dir().join(format!("core-limits-{test}-{}", std::process::id()));
@@ -94,12 +105,7 @@ async fn a_write_that_waits_too_long_for_the_database_gets_503_and_reads_go_on()
         .await
         .expect("a second connection");
     let holding = other.write().await.expect("the write lock");
-    let read = server
-        .call(&KEYWORDS_RETRIEVE)
-        .json(&json!({"path": "/"}))
-        .send()
-        .await;
-    assert_eq!(read.status, 200, "{}", read.text);
+    roots(&server).await;
     let write = server
         .call(&KEYWORDS_PERSIST)
         .json(&json!({"kwds": {"kwd": [{"name": {"itm": [{"value": "Waiting"}]}}]}}))
@@ -116,14 +122,8 @@ async fn a_write_that_waits_too_long_for_the_database_gets_503_and_reads_go_on()
     assert_eq!(issue_item(&write.json(), "code"), Some("1016"));
     drop(holding);
     other.close().await;
-    let kwds = server
-        .call(&KEYWORDS_RETRIEVE)
-        .json(&json!({"path": "/"}))
-        .send()
-        .await
-        .json();
     assert_eq!(
-        kwds["kwds"]["kwd"],
+        roots(&server).await,
         json!([]),
         "nothing of the write was saved"
     );
@@ -170,13 +170,7 @@ async fn a_full_database_is_507_and_reads_go_on() {
     let body = full.json();
     assert_eq!(body["description"], "Insufficient storage");
     assert_eq!(issue_item(&body, "code"), Some("1017"));
-    let read = server
-        .call(&KEYWORDS_RETRIEVE)
-        .json(&json!({"path": "/"}))
-        .send()
-        .await;
-    assert_eq!(read.status, 200, "{}", read.text);
-    assert_eq!(read.json()["kwds"]["kwd"], json!([]), "nothing was saved");
+    assert_eq!(roots(&server).await, json!([]), "nothing was saved");
     server.stop().await;
     let _ = std::fs::remove_dir_all(&folder);
 }
