@@ -10,9 +10,9 @@
 
 use core_api_support::Operation;
 use sha2::{Digest, Sha256};
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Transaction};
 
-use crate::storage::{Database, now_utc};
+use crate::storage::{Database, access, now_utc};
 
 /// The role that grants every operation.
 pub const ADMIN: &str = "admin";
@@ -114,39 +114,26 @@ async fn verify(
     selector: &str,
     secret: &str,
 ) -> Result<(Caller, String), AuthError> {
-    // One round trip: the token's row repeated for each of its roles' grants.
-    let rows = sqlx::query(sql!(
-        "SELECT t.secret_hash, u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
-         FROM tokens t JOIN users u ON u.id = t.user_id \
-         LEFT JOIN token_roles tr ON tr.token_id = t.id LEFT JOIN roles r ON r.id = tr.role_id \
-         LEFT JOIN role_grants g ON g.role_id = r.id \
-         WHERE t.selector = $1 AND t.revoked_at IS NULL"
-    ))
-    .bind(selector)
-    .fetch_all(database.reads())
-    .await?;
+    let rows = access::token_grants(database.reads(), selector).await?;
     let Some(first) = rows.first() else {
         return Err(AuthFailure::Unknown.into());
     };
-    let stored: String = first.try_get("secret_hash")?;
+    let stored = first.secret_hash.clone();
     if !constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes()) {
         return Err(AuthFailure::Unknown.into());
     }
     let mut caller = Caller {
-        user: first.try_get("user_name")?,
+        user: first.user_name.clone(),
         roles: Vec::new(),
         grants: Vec::new(),
     };
-    for row in &rows {
-        let role: Option<String> = row.try_get("role")?;
-        if let Some(role) = role
+    for row in rows {
+        if let Some(role) = row.role
             && !caller.roles.contains(&role)
         {
             caller.roles.push(role);
         }
-        let kind: Option<String> = row.try_get("kind")?;
-        let name: Option<String> = row.try_get("granted")?;
-        if let (Some(kind), Some(name)) = (kind, name) {
+        if let (Some(kind), Some(name)) = (row.kind, row.granted) {
             caller.grants.push(format!("{kind}:{name}"));
         }
     }
@@ -244,11 +231,7 @@ impl Callers {
         if checked.is_some_and(|checked| checked.elapsed() < REVISION_CHECK) {
             return Ok(revision);
         }
-        let now: i64 = sqlx::query_scalar(sql!(
-            "SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1"
-        ))
-        .fetch_one(database.reads())
-        .await?;
+        let now = access::revision(database.reads()).await?;
         let mut kept = self.write();
         if kept.revision != now || kept.checked.is_none() {
             kept.callers.clear();
@@ -310,17 +293,14 @@ pub async fn issue(
     let now = now_utc();
     let mut transaction = database.write().await?;
     let user_id = ensure_user(&mut transaction, user, &now).await?;
-    let token_id: i64 = sqlx::query(sql!(
-        "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
-         RETURNING id"
-    ))
-    .bind(&selector)
-    .bind(hash_secret(&secret))
-    .bind(user_id)
-    .bind(&now)
-    .fetch_one(&mut *transaction)
-    .await?
-    .try_get("id")?;
+    let secret_hash = hash_secret(&secret);
+    let token = access::NewToken {
+        selector: &selector,
+        secret_hash: &secret_hash,
+        user_id,
+        created_at: &now,
+    };
+    let token_id = access::insert_token(&mut transaction, &token).await?;
     add_token_roles(&mut transaction, token_id, roles).await?;
     transaction.commit().await?;
     Ok(format!("{selector}.{secret}"))
@@ -335,28 +315,11 @@ pub async fn revoke(database: &Database, target: Revoke<'_>) -> Result<u64, Acce
                 .trim()
                 .split_once('.')
                 .ok_or_else(|| AccessError::Invalid("not a token of this service".into()))?;
-            sqlx::query(sql!(
-                "UPDATE tokens SET revoked_at = $1 WHERE selector = $2 AND secret_hash = $3 \
-                 AND revoked_at IS NULL"
-            ))
-            .bind(&now)
-            .bind(selector)
-            .bind(hash_secret(secret))
-            .execute(database.writes())
-            .await?
+            access::revoke_token(database.writes(), selector, &hash_secret(secret), &now).await?
         }
-        Revoke::User(user) => {
-            sqlx::query(sql!(
-                "UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND user_id IN \
-                 (SELECT id FROM users WHERE name = $2)"
-            ))
-            .bind(&now)
-            .bind(user)
-            .execute(database.writes())
-            .await?
-        }
+        Revoke::User(user) => access::revoke_user(database.writes(), user, &now).await?,
     };
-    match result.rows_affected() {
+    match result {
         0 => Err(AccessError::NotFound("no active token matched".into())),
         revoked => Ok(revoked),
     }
@@ -435,42 +398,7 @@ pub async fn grant(
 }
 
 /// The id of the named user, inserting it when missing.
-pub(crate) async fn ensure_user(
-    transaction: &mut Transaction<'_, Any>,
-    name: &str,
-    now: &str,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query(sql!(
-        "INSERT INTO users (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
-    ))
-    .bind(name)
-    .bind(now)
-    .execute(&mut **transaction)
-    .await?;
-    sqlx::query(sql!("SELECT id FROM users WHERE name = $1"))
-        .bind(name)
-        .fetch_one(&mut **transaction)
-        .await?
-        .try_get("id")
-}
-
-/// The id of the named role, inserting it when missing.
-pub(crate) async fn ensure_role(
-    transaction: &mut Transaction<'_, Any>,
-    name: &str,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query(sql!(
-        "INSERT INTO roles (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
-    ))
-    .bind(name)
-    .execute(&mut **transaction)
-    .await?;
-    sqlx::query(sql!("SELECT id FROM roles WHERE name = $1"))
-        .bind(name)
-        .fetch_one(&mut **transaction)
-        .await?
-        .try_get("id")
-}
+pub(crate) use access::{ensure_role, ensure_user};
 
 /// Adds grants to a role (those it has already stay).
 pub(crate) async fn add_grants(
@@ -480,14 +408,7 @@ pub(crate) async fn add_grants(
 ) -> Result<(), sqlx::Error> {
     for grant in grants {
         let (kind, name) = grant.parts();
-        sqlx::query(
-            sql!("INSERT INTO role_grants (role_id, kind, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"),
-        )
-        .bind(role_id)
-        .bind(kind)
-        .bind(name)
-        .execute(&mut **transaction)
-        .await?;
+        access::add_grant(transaction, role_id, kind, name).await?;
     }
     Ok(())
 }
@@ -500,13 +421,7 @@ pub(crate) async fn add_token_roles(
 ) -> Result<(), sqlx::Error> {
     for role in roles {
         let role_id = ensure_role(transaction, role).await?;
-        sqlx::query(sql!(
-            "INSERT INTO token_roles (token_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
-        ))
-        .bind(token_id)
-        .bind(role_id)
-        .execute(&mut **transaction)
-        .await?;
+        access::add_token_role(transaction, token_id, role_id).await?;
     }
     Ok(())
 }

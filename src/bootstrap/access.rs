@@ -2,10 +2,15 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, invalid};
-use crate::auth::{self, Grant};
+use crate::{
+    auth::{self, Grant},
+    storage::{
+        access::NewToken,
+        import::{self, Owned},
+    },
+};
 
 /// A role.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -95,10 +100,7 @@ impl Loader<'_, '_> {
     async fn role(&mut self, role: &Role) -> Result<(), BootstrapError> {
         let role_id = auth::ensure_role(self.transaction, &role.name).await?;
         self.loaded.records += 1;
-        sqlx::query("DELETE FROM role_grants WHERE role_id = $1")
-            .bind(role_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::RoleGrants, role_id).await?;
         let grants = Grant::list(&role.modules, &role.operations);
         auth::add_grants(self.transaction, role_id, &grants).await?;
         Ok(())
@@ -107,22 +109,15 @@ impl Loader<'_, '_> {
     async fn token(&mut self, token: &Token) -> Result<(), BootstrapError> {
         let user_id = self.user(&token.user).await?;
         let (selector, secret) = token.token.split_once('.').unwrap_or_default();
-        let token_id: i64 = sqlx::query(
-            "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (selector) DO UPDATE SET secret_hash = excluded.secret_hash, \
-             user_id = excluded.user_id, revoked_at = NULL RETURNING id",
-        )
-        .bind(selector)
-        .bind(auth::hash_secret(secret))
-        .bind(user_id)
-        .bind(&self.now)
-        .fetch_one(&mut **self.transaction)
-        .await?
-        .try_get("id")?;
-        sqlx::query("DELETE FROM token_roles WHERE token_id = $1")
-            .bind(token_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        let secret_hash = auth::hash_secret(secret);
+        let row = NewToken {
+            selector,
+            secret_hash: &secret_hash,
+            user_id,
+            created_at: &self.now,
+        };
+        let token_id = import::upsert_token(self.transaction, &row).await?;
+        import::clear(self.transaction, Owned::TokenRoles, token_id).await?;
         auth::add_token_roles(self.transaction, token_id, &token.roles).await?;
         Ok(())
     }

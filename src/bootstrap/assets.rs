@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
-use crate::storage::binaries;
+use crate::storage::{
+    binaries,
+    import::{self, Lookup, VersionRow},
+};
 
 /// An asset.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -193,66 +195,46 @@ impl Loader<'_, '_> {
         asset: &Asset,
         binaries: &mut std::vec::IntoIter<Binary>,
     ) -> Result<(), BootstrapError> {
-        sqlx::query(
-            "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
-             ON CONFLICT (tid) DO UPDATE SET name = excluded.name, path = excluded.path, \
-             modified_at = excluded.modified_at",
+        import::upsert_asset(
+            self.transaction,
+            &asset.tid,
+            asset.name.as_deref(),
+            asset.path.as_deref(),
+            &self.now,
         )
-        .bind(&asset.tid)
-        .bind(&asset.name)
-        .bind(&asset.path)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
         .await?;
         self.loaded.records += 1;
-        let asset_id = self
-            .id("SELECT id FROM assets WHERE tid = $1", &asset.tid)
-            .await?;
+        let asset_id = self.id(Lookup::Asset, &asset.tid).await?;
         self.restrict("asset", asset_id, &asset.restricted_to)
             .await?;
         for version in &asset.versions {
-            let version_id: i64 = sqlx::query(
-                "INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
-                 tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name \
-                 RETURNING id",
-            )
-            .bind(asset_id)
-            .bind(version.version_number)
-            .bind(&version.tid)
-            .bind(&version.media_type)
-            .bind(&version.file_name)
-            .bind(Vec::<u8>::new())
-            .bind(&self.now)
-            .fetch_one(&mut **self.transaction)
-            .await?
-            .try_get("id")?;
+            let row = VersionRow {
+                asset_id,
+                version_number: version.version_number,
+                tid: version.tid.as_deref(),
+                media_type: &version.media_type,
+                file_name: version.file_name.as_deref(),
+                created_at: &self.now,
+            };
+            let version_id = import::upsert_version(self.transaction, &row).await?;
             let written = self
                 .binary(binaries.next(), version_id, binaries::ORIGINAL)
                 .await?;
-            sqlx::query("UPDATE asset_versions SET size = $1, etag = $2 WHERE id = $3")
-                .bind(written.size)
-                .bind(written.etag)
-                .bind(version_id)
-                .execute(&mut **self.transaction)
+            import::set_version_content(self.transaction, version_id, written.size, &written.etag)
                 .await?;
             self.loaded.records += 1;
             for preview in &version.previews {
                 let written = self
                     .binary(binaries.next(), version_id, &preview.format)
                     .await?;
-                sqlx::query(
-                    "INSERT INTO asset_previews (version_id, format, media_type, content, size, etag) \
-                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (version_id, format) DO UPDATE SET \
-                     media_type = excluded.media_type, size = excluded.size, etag = excluded.etag",
+                import::upsert_preview(
+                    self.transaction,
+                    version_id,
+                    &preview.format,
+                    &preview.media_type,
+                    written.size,
+                    &written.etag,
                 )
-                .bind(version_id)
-                .bind(&preview.format)
-                .bind(&preview.media_type)
-                .bind(Vec::<u8>::new())
-                .bind(written.size)
-                .bind(written.etag)
-                .execute(&mut **self.transaction)
                 .await?;
                 self.loaded.records += 1;
             }

@@ -6,10 +6,12 @@ use std::collections::BTreeMap;
 use core_api::tables;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid};
-use crate::storage::briefings::{BOX, IMAGE, LAYOUT, PERCENT};
+use crate::storage::{
+    briefings::{BOX, IMAGE, LAYOUT, PERCENT},
+    import::{self, BoxRow, LayoutRow, Lookup, Owned},
+};
 
 /// The briefing layout of a channel for a module configuration and a locale.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -137,7 +139,7 @@ impl Loader<'_, '_> {
     async fn briefing(&mut self, briefing: &Briefing, record: &str) -> Result<(), BootstrapError> {
         let channel = self
             .find(
-                "SELECT id FROM channels WHERE tid = $1",
+                Lookup::Channel,
                 &briefing.channel,
                 record,
                 "channel",
@@ -147,54 +149,42 @@ impl Loader<'_, '_> {
         let json = |map: &BTreeMap<String, String>| {
             serde_json::to_string(map).unwrap_or_else(|_| "{}".to_string())
         };
-        sqlx::query(
-            "INSERT INTO briefing_layouts (channel_id, module_cfg_tid, locale, layout_key, name, attributes) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (channel_id, module_cfg_tid, locale) DO UPDATE SET \
-             layout_key = excluded.layout_key, name = excluded.name, attributes = excluded.attributes",
-        )
-        .bind(channel)
-        .bind(&briefing.module_cfg)
-        .bind(&briefing.locale)
-        .bind(briefing.layout.to_string())
-        .bind(&briefing.name)
-        .bind(json(&briefing.attributes))
-        .execute(&mut **self.transaction)
-        .await?;
+        let layout_key = briefing.layout.to_string();
+        let attributes = json(&briefing.attributes);
+        let row = LayoutRow {
+            channel_id: channel,
+            module_cfg: &briefing.module_cfg,
+            locale: &briefing.locale,
+            layout_key: &layout_key,
+            name: briefing.name.as_deref(),
+            attributes: &attributes,
+        };
+        let layout = import::upsert_layout(self.transaction, &row).await?;
         self.loaded.records += 1;
-        let layout: i64 = sqlx::query("SELECT id FROM briefing_layouts WHERE channel_id = $1 AND module_cfg_tid = $2 AND locale = $3")
-            .bind(channel)
-            .bind(&briefing.module_cfg)
-            .bind(&briefing.locale)
-            .fetch_one(&mut **self.transaction)
-            .await?
-            .try_get("id")?;
-        sqlx::query("DELETE FROM briefing_boxes WHERE layout_id = $1")
-            .bind(layout)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::BriefingBoxes, layout).await?;
         for (position, item) in briefing.boxes.iter().enumerate() {
-            let box_id: i64 = sqlx::query(
-                "INSERT INTO briefing_boxes (layout_id, box_key, layer, name, type, position, attributes) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-            )
-            .bind(layout)
-            .bind(item.id.to_string())
-            .bind(&item.layer)
-            .bind(&item.name)
-            .bind(&item.type_)
-            .bind(position as i64)
-            .bind(json(&item.attributes))
-            .fetch_one(&mut **self.transaction)
-            .await?
-            .try_get("id")?;
+            let box_key = item.id.to_string();
+            let attributes = json(&item.attributes);
+            let row = BoxRow {
+                layout_id: layout,
+                box_key: &box_key,
+                layer: item.layer.as_deref(),
+                name: item.name.as_deref(),
+                type_: item.type_.as_deref(),
+                position: position as i64,
+                attributes: &attributes,
+            };
+            let box_id = import::insert_box(self.transaction, &row).await?;
             for (index, image) in item.images.iter().enumerate() {
-                sqlx::query("INSERT INTO briefing_images (box_id, type, position, attributes) VALUES ($1, $2, $3, $4)")
-                    .bind(box_id)
-                    .bind(&image.type_)
-                    .bind(index as i64)
-                    .bind(json(&image.attributes))
-                    .execute(&mut **self.transaction)
-                    .await?;
+                let attributes = json(&image.attributes);
+                import::insert_image(
+                    self.transaction,
+                    box_id,
+                    image.type_.as_deref(),
+                    index as i64,
+                    &attributes,
+                )
+                .await?;
             }
         }
         Ok(())

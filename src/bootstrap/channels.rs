@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, non_empty};
+use crate::storage::import::{self, ChannelRow, Lookup, Owned, ValueRow};
 
 /// A channel (`project`).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -139,7 +140,7 @@ impl Loader<'_, '_> {
     async fn channel(&mut self, channel: &Channel, record: &str) -> Result<(), BootstrapError> {
         let type_id = self
             .find(
-                "SELECT id FROM channel_types WHERE name = $1",
+                Lookup::ChannelType,
                 &channel.type_,
                 record,
                 "type",
@@ -148,66 +149,36 @@ impl Loader<'_, '_> {
             .await?;
         let parent_id = match &channel.parent {
             Some(parent) => Some(
-                self.find(
-                    "SELECT id FROM channels WHERE tid = $1",
-                    parent,
-                    record,
-                    "parent",
-                    "a channel",
-                )
-                .await?,
+                self.find(Lookup::Channel, parent, record, "parent", "a channel")
+                    .await?,
             ),
             None => None,
         };
         let functions =
             (!channel.allowed_functions.is_empty()).then(|| channel.allowed_functions.join(","));
-        sqlx::query(
-            "INSERT INTO channels (tid, parent_id, type_id, order_sequence, name, html_icon, icon, \
-             allowed_functions, created_at, modified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) \
-             ON CONFLICT (tid) DO UPDATE SET parent_id = excluded.parent_id, type_id = excluded.type_id, \
-             order_sequence = excluded.order_sequence, name = excluded.name, html_icon = excluded.html_icon, \
-             icon = excluded.icon, allowed_functions = excluded.allowed_functions, modified_at = excluded.modified_at",
-        )
-        .bind(&channel.tid)
-        .bind(parent_id)
-        .bind(type_id)
-        .bind(channel.order_sequence)
-        .bind(&channel.name)
-        .bind(&channel.html_icon)
-        .bind(&channel.icon)
-        .bind(functions)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
-        .await?;
+        let row = ChannelRow {
+            tid: &channel.tid,
+            parent_id,
+            type_id,
+            order_sequence: channel.order_sequence,
+            name: channel.name.as_deref(),
+            html_icon: channel.html_icon.as_deref(),
+            icon: channel.icon.as_deref(),
+            allowed_functions: functions.as_deref(),
+            now: &self.now,
+        };
+        import::upsert_channel(self.transaction, &row).await?;
         self.loaded.records += 1;
-        let id = self
-            .id("SELECT id FROM channels WHERE tid = $1", &channel.tid)
-            .await?;
-        sqlx::query("DELETE FROM attribute_values WHERE channel_id = $1")
-            .bind(id)
-            .execute(&mut **self.transaction)
-            .await?;
+        let id = self.id(Lookup::Channel, &channel.tid).await?;
+        import::clear(self.transaction, Owned::ChannelValues, id).await?;
         self.values(Owner::Channel(id), &channel.values, record)
             .await?;
-        sqlx::query("DELETE FROM channel_assets WHERE channel_id = $1")
-            .bind(id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::ChannelAssets, id).await?;
         for asset in &channel.assets {
             let asset_id = self
-                .find(
-                    "SELECT id FROM assets WHERE tid = $1",
-                    asset,
-                    record,
-                    "assets",
-                    "an asset",
-                )
+                .find(Lookup::Asset, asset, record, "assets", "an asset")
                 .await?;
-            sqlx::query("INSERT INTO channel_assets (channel_id, asset_id) VALUES ($1, $2)")
-                .bind(id)
-                .bind(asset_id)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::insert_channel_asset(self.transaction, id, asset_id).await?;
         }
         Ok(())
     }
@@ -228,7 +199,7 @@ impl Loader<'_, '_> {
             }
             let definition = self
                 .find(
-                    "SELECT id FROM attribute_definitions WHERE tid = $1",
+                    Lookup::AttributeDefinition,
                     &value.attr,
                     &record,
                     "attr",
@@ -240,22 +211,19 @@ impl Loader<'_, '_> {
                 Owner::Peo(id) => (None, Some(id)),
             };
             for item in &value.items {
-                sqlx::query(
-                    "INSERT INTO attribute_values (channel_id, peo_id, attribute_definition_id, type, \
-                     origin, node, data_type, pos, loc, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                )
-                .bind(channel)
-                .bind(peo)
-                .bind(definition)
-                .bind(&value.type_)
-                .bind(&value.origin)
-                .bind(&value.node)
-                .bind(&value.data_type)
-                .bind(item.pos)
-                .bind(&item.loc)
-                .bind(&item.value)
-                .execute(&mut **self.transaction)
-                .await?;
+                let row = ValueRow {
+                    channel_id: channel,
+                    peo_id: peo,
+                    definition_id: definition,
+                    type_: value.type_.as_deref(),
+                    origin: value.origin.as_deref(),
+                    node: value.node.as_deref(),
+                    data_type: value.data_type.as_deref(),
+                    pos: item.pos,
+                    loc: item.loc.as_deref(),
+                    value: &item.value,
+                };
+                import::insert_value(self.transaction, &row).await?;
             }
         }
         Ok(())

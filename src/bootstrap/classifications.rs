@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::storage::import::{self, Lookup, Names, NodeAttributeRow, NodeRow, Owned};
 use core_api::tables;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name, non_empty};
 pub(crate) use crate::storage::nodes::MAX_DEPTH;
@@ -200,32 +200,12 @@ impl Loader<'_, '_> {
         classification: &Classification,
         record: &str,
     ) -> Result<(), BootstrapError> {
-        sqlx::query(
-            "INSERT INTO classifications (tid, created_at, modified_at) VALUES ($1, $2, $2) \
-             ON CONFLICT (tid) DO UPDATE SET modified_at = excluded.modified_at",
-        )
-        .bind(&classification.tid)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
-        .await?;
+        let id =
+            import::upsert_classification(self.transaction, &classification.tid, &self.now).await?;
         self.loaded.records += 1;
-        let id = self
-            .id(
-                "SELECT id FROM classifications WHERE tid = $1",
-                &classification.tid,
-            )
-            .await?;
-        sqlx::query("DELETE FROM classification_names WHERE classification_id = $1")
-            .bind(id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::ClassificationNames, id).await?;
         for (loc, name) in &classification.names {
-            sqlx::query("INSERT INTO classification_names (classification_id, loc, name) VALUES ($1, $2, $3)")
-                .bind(id)
-                .bind(loc)
-                .bind(name)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::insert_name(self.transaction, Names::Classification, id, loc, name).await?;
         }
         let root = format!("/{}", classification.tid);
         for (position, node) in classification.nodes.iter().enumerate() {
@@ -242,50 +222,31 @@ impl Loader<'_, '_> {
             let parent = if node.path == root {
                 None
             } else {
-                match sqlx::query("SELECT id FROM classification_nodes WHERE classification_id = $1 AND path = $2")
-                    .bind(id)
-                    .bind(parent_path)
-                    .fetch_optional(&mut **self.transaction)
-                    .await?
-                {
-                    Some(row) => Some(row.try_get::<i64, _>("id")?),
+                match import::node_id(self.transaction, id, parent_path).await? {
+                    Some(parent) => Some(parent),
                     None => {
-                        return Err(invalid(record, "path", format!("the parent node '{parent_path}' is neither declared before it nor stored")));
+                        return Err(invalid(
+                            record,
+                            "path",
+                            format!(
+                                "the parent node '{parent_path}' is neither declared before it nor stored"
+                            ),
+                        ));
                     }
                 }
             };
-            sqlx::query(
-                "INSERT INTO classification_nodes (classification_id, parent_id, identifier, path, position) \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (classification_id, path) DO UPDATE SET \
-                 position = excluded.position",
-            )
-            .bind(id)
-            .bind(parent)
-            .bind(identifier)
-            .bind(&node.path)
-            .bind(position as i64)
-            .execute(&mut **self.transaction)
-            .await?;
+            let row = NodeRow {
+                classification_id: id,
+                parent_id: parent,
+                identifier,
+                path: &node.path,
+                position: position as i64,
+            };
+            let node_id = import::upsert_node(self.transaction, &row).await?;
             self.loaded.records += 1;
-            let node_id: i64 = sqlx::query(
-                "SELECT id FROM classification_nodes WHERE classification_id = $1 AND path = $2",
-            )
-            .bind(id)
-            .bind(&node.path)
-            .fetch_one(&mut **self.transaction)
-            .await?
-            .try_get("id")?;
-            sqlx::query("DELETE FROM node_names WHERE node_id = $1")
-                .bind(node_id)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::clear(self.transaction, Owned::NodeNames, node_id).await?;
             for (loc, name) in &node.names {
-                sqlx::query("INSERT INTO node_names (node_id, loc, name) VALUES ($1, $2, $3)")
-                    .bind(node_id)
-                    .bind(loc)
-                    .bind(name)
-                    .execute(&mut **self.transaction)
-                    .await?;
+                import::insert_name(self.transaction, Names::Node, node_id, loc, name).await?;
             }
             for (index, attribute) in node.attributes.iter().enumerate() {
                 let record = format!("{record}.attributes[{index}] ({})", attribute.key);
@@ -303,28 +264,12 @@ impl Loader<'_, '_> {
         products: &[String],
         record: &str,
     ) -> Result<(), BootstrapError> {
-        sqlx::query("DELETE FROM product_nodes WHERE node_id = $1")
-            .bind(node_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::NodeProducts, node_id).await?;
         for tid in products {
             let product = self
-                .find(
-                    "SELECT id FROM products WHERE tid = $1",
-                    tid,
-                    record,
-                    "products",
-                    "a product",
-                )
+                .find(Lookup::Product, tid, record, "products", "a product")
                 .await?;
-            sqlx::query(
-                "INSERT INTO product_nodes (product_id, node_id, position) SELECT $1, $2, \
-                 COALESCE(MAX(position) + 1, 0) FROM product_nodes WHERE product_id = $1",
-            )
-            .bind(product)
-            .bind(node_id)
-            .execute(&mut **self.transaction)
-            .await?;
+            import::append_product_node(self.transaction, product, node_id).await?;
             self.loaded.records += 1;
         }
         Ok(())
@@ -350,64 +295,38 @@ impl Loader<'_, '_> {
         }
         let definition = self
             .find(
-                "SELECT id FROM attribute_definitions WHERE tid = $1",
+                Lookup::AttributeDefinition,
                 &attribute.key,
                 record,
                 "key",
                 "an attribute definition",
             )
             .await?;
-        sqlx::query(
-            "INSERT INTO node_attributes (node_id, attribute_definition_id, level, inheritance, restriction, \
-             localized, allow_new_value, sort_direction, mode, default_value_tid) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
-             ON CONFLICT (node_id, attribute_definition_id) DO UPDATE SET level = excluded.level, \
-             inheritance = excluded.inheritance, restriction = excluded.restriction, \
-             localized = excluded.localized, allow_new_value = excluded.allow_new_value, \
-             sort_direction = excluded.sort_direction, mode = excluded.mode, \
-             default_value_tid = excluded.default_value_tid",
-        )
-        .bind(node_id)
-        .bind(definition)
-        .bind(&attribute.level)
-        .bind(&attribute.inheritance)
-        .bind(&attribute.restriction)
-        .bind(attribute.localized)
-        .bind(attribute.allow_new_value)
-        .bind(&attribute.sort_direction)
-        .bind(&attribute.mode)
-        .bind(&attribute.default_value)
-        .execute(&mut **self.transaction)
-        .await?;
+        let row = NodeAttributeRow {
+            node_id,
+            definition_id: definition,
+            level: attribute.level.as_deref(),
+            inheritance: attribute.inheritance.as_deref(),
+            restriction: attribute.restriction.as_deref(),
+            localized: attribute.localized,
+            allow_new_value: attribute.allow_new_value,
+            sort_direction: attribute.sort_direction.as_deref(),
+            mode: attribute.mode.as_deref(),
+            default_value: attribute.default_value.as_deref(),
+        };
+        let attribute_id = import::upsert_node_attribute(self.transaction, &row).await?;
         self.loaded.records += 1;
-        let attribute_id: i64 = sqlx::query(
-            "SELECT id FROM node_attributes WHERE node_id = $1 AND attribute_definition_id = $2",
-        )
-        .bind(node_id)
-        .bind(definition)
-        .fetch_one(&mut **self.transaction)
-        .await?
-        .try_get("id")?;
-        sqlx::query("DELETE FROM domain_values WHERE node_attribute_id = $1")
-            .bind(attribute_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::DomainValues, attribute_id).await?;
         for (position, value) in attribute.domain_values.iter().enumerate() {
-            let value_id: i64 = sqlx::query(
-                "INSERT INTO domain_values (node_attribute_id, tid, position) VALUES ($1, $2, $3) RETURNING id",
+            let value_id = import::insert_domain_value(
+                self.transaction,
+                attribute_id,
+                &value.tid,
+                position as i64,
             )
-            .bind(attribute_id)
-            .bind(&value.tid)
-            .bind(position as i64)
-            .fetch_one(&mut **self.transaction)
-            .await?
-            .try_get("id")?;
+            .await?;
             for (loc, text) in &value.names {
-                sqlx::query("INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)")
-                    .bind(value_id)
-                    .bind(loc)
-                    .bind(text)
-                    .execute(&mut **self.transaction)
+                import::insert_name(self.transaction, Names::DomainValue, value_id, loc, text)
                     .await?;
             }
         }

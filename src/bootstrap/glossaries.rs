@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, fits, identifier, invalid, non_empty};
+use crate::storage::import::{self, Owned, Wording};
 
 /// A glossary and its entries.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -115,59 +116,48 @@ impl Loader<'_, '_> {
     }
 
     async fn glossary(&mut self, glossary: &Glossary) -> Result<(), BootstrapError> {
-        sqlx::query(
-            "INSERT INTO glossaries (tid, name, languages, created_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (tid) DO UPDATE SET name = excluded.name, languages = excluded.languages",
+        let languages = glossary.languages.join(",");
+        let glossary_id = import::upsert_glossary(
+            self.transaction,
+            &glossary.tid,
+            &glossary.name,
+            &languages,
+            &self.now,
         )
-        .bind(&glossary.tid)
-        .bind(&glossary.name)
-        .bind(glossary.languages.join(","))
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
         .await?;
         self.loaded.records += 1;
-        let glossary_id = self
-            .id("SELECT id FROM glossaries WHERE tid = $1", &glossary.tid)
-            .await?;
         for entry in &glossary.entries {
-            sqlx::query(
-                "INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
-                 last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                 ON CONFLICT (tid) DO UPDATE SET glossary_id = excluded.glossary_id, loc = excluded.loc, \
-                 type = excluded.type, value = excluded.value, forbidden = excluded.forbidden, \
-                 last_edited_username = excluded.last_edited_username, last_edited_date = excluded.last_edited_date",
+            let wording = Wording {
+                loc: &entry.loc,
+                value: &entry.value,
+                forbidden: entry.forbidden,
+                last_edited_username: entry.last_edited_username.as_deref(),
+                last_edited_date: entry.last_edited_date.as_deref(),
+            };
+            let entry_id = import::upsert_entry(
+                self.transaction,
+                &entry.tid,
+                glossary_id,
+                &entry.type_,
+                &wording,
             )
-            .bind(&entry.tid)
-            .bind(glossary_id)
-            .bind(&entry.loc)
-            .bind(&entry.type_)
-            .bind(&entry.value)
-            .bind(entry.forbidden)
-            .bind(&entry.last_edited_username)
-            .bind(&entry.last_edited_date)
-            .execute(&mut **self.transaction)
             .await?;
             self.loaded.records += 1;
-            let entry_id = self
-                .id("SELECT id FROM glossary_entries WHERE tid = $1", &entry.tid)
-                .await?;
-            sqlx::query("DELETE FROM glossary_translations WHERE entry_id = $1")
-                .bind(entry_id)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::clear(self.transaction, Owned::Translations, entry_id).await?;
             for translation in &entry.translations {
-                sqlx::query(
-                    "INSERT INTO glossary_translations (entry_id, loc, similarity, value, forbidden, \
-                     last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                let wording = Wording {
+                    loc: &translation.loc,
+                    value: &translation.value,
+                    forbidden: translation.forbidden,
+                    last_edited_username: translation.last_edited_username.as_deref(),
+                    last_edited_date: translation.last_edited_date.as_deref(),
+                };
+                import::insert_translation(
+                    self.transaction,
+                    entry_id,
+                    translation.similarity,
+                    &wording,
                 )
-                .bind(entry_id)
-                .bind(&translation.loc)
-                .bind(translation.similarity)
-                .bind(&translation.value)
-                .bind(translation.forbidden)
-                .bind(&translation.last_edited_username)
-                .bind(&translation.last_edited_date)
-                .execute(&mut **self.transaction)
                 .await?;
                 self.loaded.records += 1;
             }

@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, HashSet};
 use core_api::tables;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::Row;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name};
+use crate::storage::import::{self, Lookup, Names, Owned};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -98,12 +98,9 @@ impl Loader<'_, '_> {
         let parent_id: Option<i64> = if parent.is_empty() {
             None
         } else {
-            let found = sqlx::query("SELECT id FROM keywords WHERE path = $1")
-                .bind(parent)
-                .fetch_optional(&mut **self.transaction)
-                .await?;
+            let found = import::id_of(self.transaction, Lookup::Keyword, parent).await?;
             match found {
-                Some(row) => Some(row.try_get("id")?),
+                Some(id) => Some(id),
                 None => {
                     return Err(invalid(
                         record(),
@@ -115,43 +112,17 @@ impl Loader<'_, '_> {
                 }
             }
         };
-        sqlx::query(
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at)              SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords              WHERE parent_id IS NOT DISTINCT FROM $1 ON CONFLICT (path) DO NOTHING",
-        )
-        .bind(parent_id)
-        .bind(name)
-        .bind(&keyword.path)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
-        .await?;
-        self.loaded.records += 1;
-        let keyword_id = self
-            .id("SELECT id FROM keywords WHERE path = $1", &keyword.path)
-            .await?;
-        sqlx::query("DELETE FROM keyword_names WHERE keyword_id = $1")
-            .bind(keyword_id)
-            .execute(&mut **self.transaction)
-            .await?;
-        for (loc, name) in &keyword.names {
-            sqlx::query("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
-                .bind(keyword_id)
-                .bind(loc)
-                .bind(name)
-                .execute(&mut **self.transaction)
+        let keyword_id =
+            import::insert_keyword(self.transaction, parent_id, name, &keyword.path, &self.now)
                 .await?;
+        self.loaded.records += 1;
+        import::clear(self.transaction, Owned::KeywordNames, keyword_id).await?;
+        for (loc, name) in &keyword.names {
+            import::insert_name(self.transaction, Names::Keyword, keyword_id, loc, name).await?;
         }
-        sqlx::query("DELETE FROM keyword_assets WHERE keyword_id = $1")
-            .bind(keyword_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::KeywordAssets, keyword_id).await?;
         for asset in &keyword.assets {
-            sqlx::query(
-                "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT $1, id FROM assets WHERE tid = $2                  ON CONFLICT DO NOTHING",
-            )
-            .bind(keyword_id)
-            .bind(asset)
-            .execute(&mut **self.transaction)
-            .await?;
+            import::insert_keyword_asset(self.transaction, keyword_id, asset).await?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid};
+use crate::storage::import::{self, LocaleRow};
 
 /// A locale.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -73,27 +74,19 @@ impl Loader<'_, '_> {
     pub(super) async fn locales(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for locale in &document.locales {
             self.progress.advance();
-            sqlx::query(
-                "INSERT INTO locales (tid, language, country, name, content_locale, default_content_locale, \
-                 frontend_locale, default_frontend_locale, date_format, custom_date_formats_enabled) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tid) DO UPDATE SET \
-                 language = excluded.language, country = excluded.country, name = excluded.name, \
-                 content_locale = excluded.content_locale, default_content_locale = excluded.default_content_locale, \
-                 frontend_locale = excluded.frontend_locale, default_frontend_locale = excluded.default_frontend_locale, \
-                 date_format = excluded.date_format, custom_date_formats_enabled = excluded.custom_date_formats_enabled",
-            )
-            .bind(&locale.tid)
-            .bind(&locale.language)
-            .bind(&locale.country)
-            .bind(&locale.name)
-            .bind(locale.content_locale)
-            .bind(locale.default_content_locale)
-            .bind(locale.frontend_locale)
-            .bind(locale.default_frontend_locale)
-            .bind(&locale.date_format)
-            .bind(locale.custom_date_formats_enabled)
-            .execute(&mut **self.transaction)
-            .await?;
+            let row = LocaleRow {
+                tid: &locale.tid,
+                language: &locale.language,
+                country: &locale.country,
+                name: &locale.name,
+                content_locale: locale.content_locale,
+                default_content_locale: locale.default_content_locale,
+                frontend_locale: locale.frontend_locale,
+                default_frontend_locale: locale.default_frontend_locale,
+                date_format: locale.date_format.as_deref(),
+                custom_date_formats_enabled: locale.custom_date_formats_enabled,
+            };
+            import::upsert_locale(self.transaction, &row).await?;
             self.loaded.records += 1;
         }
         Ok(())

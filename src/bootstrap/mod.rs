@@ -20,13 +20,17 @@ use core_api::tables;
 use core_api_support::Schema;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Transaction};
 
 use self::progress::{Progress, Silent};
 use crate::{
     auth,
     repr::{DecodeError, constraints},
-    storage::{Database, now_utc},
+    storage::{
+        Database,
+        import::{self, Lookup},
+        now_utc,
+    },
 };
 
 mod access;
@@ -479,29 +483,23 @@ impl Loader<'_, '_> {
     }
 
     /// The id of a record that is stored (it was just written).
-    async fn id(&mut self, query: &'static str, key: &str) -> Result<i64, BootstrapError> {
-        Ok(sqlx::query(query)
-            .bind(key)
-            .fetch_one(&mut **self.transaction)
+    async fn id(&mut self, lookup: Lookup, key: &str) -> Result<i64, BootstrapError> {
+        Ok(import::id_of(self.transaction, lookup, key)
             .await?
-            .try_get("id")?)
+            .ok_or(sqlx::Error::RowNotFound)?)
     }
 
     /// The id of a record by its identity, or an error naming the record and the field.
     async fn find(
         &mut self,
-        query: &'static str,
+        lookup: Lookup,
         key: &str,
         record: &str,
         field: &str,
         what: &str,
     ) -> Result<i64, BootstrapError> {
-        match sqlx::query(query)
-            .bind(key)
-            .fetch_optional(&mut **self.transaction)
-            .await?
-        {
-            Some(row) => Ok(row.try_get("id")?),
+        match import::id_of(self.transaction, lookup, key).await? {
+            Some(id) => Ok(id),
             None => Err(invalid(
                 record.to_string(),
                 field,
@@ -510,30 +508,18 @@ impl Loader<'_, '_> {
         }
     }
 
-    /// Replaces the roles a record is restricted to.
+    /// Replaces the roles a record is restricted to (each created if new).
     async fn restrict(
         &mut self,
         kind: &str,
         id: i64,
         roles: &[String],
     ) -> Result<(), BootstrapError> {
-        sqlx::query("DELETE FROM access_restrictions WHERE kind = $1 AND record_id = $2")
-            .bind(kind)
-            .bind(id)
-            .execute(&mut **self.transaction)
-            .await?;
+        let mut ids = Vec::with_capacity(roles.len());
         for role in roles {
-            let role_id = auth::ensure_role(self.transaction, role).await?;
-            sqlx::query(
-                "INSERT INTO access_restrictions (kind, record_id, role_id) VALUES ($1, $2, $3)",
-            )
-            .bind(kind)
-            .bind(id)
-            .bind(role_id)
-            .execute(&mut **self.transaction)
-            .await?;
+            ids.push(auth::ensure_role(self.transaction, role).await?);
         }
-        Ok(())
+        Ok(import::restrict(self.transaction, kind, id, &ids).await?)
     }
 }
 

@@ -11,6 +11,7 @@ use super::{
     channels::{AttributeValue, Owner, check_values},
     counted, fits, non_empty,
 };
+use crate::storage::import::{self, Lookup, Owned, PeoRow};
 
 /// A product export option.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -91,68 +92,32 @@ impl Loader<'_, '_> {
     async fn peo(&mut self, peo: &Peo, record: &str) -> Result<(), BootstrapError> {
         let product = match &peo.product {
             Some(product) => Some(
-                self.find(
-                    "SELECT id FROM products WHERE tid = $1",
-                    product,
-                    record,
-                    "product",
-                    "a product",
-                )
-                .await?,
+                self.find(Lookup::Product, product, record, "product", "a product")
+                    .await?,
             ),
             None => None,
         };
-        sqlx::query(
-            "INSERT INTO peos (tid, product_id, template, is_default, name, created_at, modified_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tid) DO UPDATE SET \
-             product_id = excluded.product_id, template = excluded.template, \
-             is_default = excluded.is_default, name = excluded.name, modified_at = excluded.modified_at",
-        )
-        .bind(&peo.tid)
-        .bind(product)
-        .bind(&peo.template)
-        .bind(peo.default)
-        .bind(&peo.name)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
-        .await?;
+        let row = PeoRow {
+            tid: &peo.tid,
+            product_id: product,
+            template: peo.template.as_deref(),
+            is_default: peo.default,
+            name: peo.name.as_deref(),
+            now: &self.now,
+        };
+        let id = import::upsert_peo(self.transaction, &row).await?;
         self.loaded.records += 1;
-        let id = self
-            .id("SELECT id FROM peos WHERE tid = $1", &peo.tid)
-            .await?;
-        for statement in [
-            "DELETE FROM peo_nodes WHERE peo_id = $1",
-            "DELETE FROM peo_channels WHERE peo_id = $1",
-            "DELETE FROM attribute_values WHERE peo_id = $1",
-        ] {
-            sqlx::query(statement)
-                .bind(id)
-                .execute(&mut **self.transaction)
-                .await?;
+        for owned in [Owned::PeoNodes, Owned::PeoChannels, Owned::PeoValues] {
+            import::clear(self.transaction, owned, id).await?;
         }
         for (position, node) in peo.nodes.iter().enumerate() {
-            sqlx::query("INSERT INTO peo_nodes (peo_id, position, node) VALUES ($1, $2, $3)")
-                .bind(id)
-                .bind(position as i64)
-                .bind(node)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::insert_peo_node(self.transaction, id, position as i64, node).await?;
         }
         for channel in &peo.channels {
             let channel_id = self
-                .find(
-                    "SELECT id FROM channels WHERE tid = $1",
-                    channel,
-                    record,
-                    "channels",
-                    "a channel",
-                )
+                .find(Lookup::Channel, channel, record, "channels", "a channel")
                 .await?;
-            sqlx::query("INSERT INTO peo_channels (peo_id, channel_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-                .bind(id)
-                .bind(channel_id)
-                .execute(&mut **self.transaction)
-                .await?;
+            import::insert_peo_channel(self.transaction, id, channel_id).await?;
         }
         self.values(Owner::Peo(id), &peo.values, record).await?;
         self.restrict("peo", id, &peo.restricted_to).await

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
+use crate::storage::import::{self, Owned};
 
 /// A product.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -81,36 +82,25 @@ impl Loader<'_, '_> {
     }
 
     async fn product(&mut self, product: &Product) -> Result<(), BootstrapError> {
-        sqlx::query(
-            "INSERT INTO products (tid, name, created_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (tid) DO UPDATE SET name = excluded.name",
+        let product_id = import::upsert_product(
+            self.transaction,
+            &product.tid,
+            product.name.as_deref(),
+            &self.now,
         )
-        .bind(&product.tid)
-        .bind(&product.name)
-        .bind(&self.now)
-        .execute(&mut **self.transaction)
         .await?;
         self.loaded.records += 1;
-        let product_id = self
-            .id("SELECT id FROM products WHERE tid = $1", &product.tid)
-            .await?;
         self.restrict("product", product_id, &product.restricted_to)
             .await?;
-        sqlx::query("DELETE FROM product_assets WHERE product_id = $1")
-            .bind(product_id)
-            .execute(&mut **self.transaction)
-            .await?;
+        import::clear(self.transaction, Owned::ProductAssets, product_id).await?;
         for (position, link) in product.assets.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO product_assets (product_id, asset_id, link_type_id, position) \
-                 SELECT $1, a.id, d.id, $2 FROM assets a, attribute_definitions d WHERE a.tid = $3 AND d.tid = $4 \
-                 ON CONFLICT DO NOTHING",
+            import::insert_product_asset(
+                self.transaction,
+                product_id,
+                position as i64,
+                &link.asset,
+                &link.link_type,
             )
-            .bind(product_id)
-            .bind(position as i64)
-            .bind(&link.asset)
-            .bind(&link.link_type)
-            .execute(&mut **self.transaction)
             .await?;
             self.loaded.records += 1;
         }

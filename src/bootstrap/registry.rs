@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, fits, identifier, invalid, non_empty};
+use crate::storage::import;
 
 /// An attribute definition.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -100,46 +101,26 @@ impl Loader<'_, '_> {
     /// Upserts the components, attribute definitions, channel types and channel attributes.
     pub(super) async fn registry(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (name, status) in &document.components {
-            sqlx::query(
-                "INSERT INTO components (name, status) VALUES ($1, $2) \
-                 ON CONFLICT (name) DO UPDATE SET status = excluded.status",
-            )
-            .bind(name)
-            .bind(status)
-            .execute(&mut **self.transaction)
-            .await?;
+            import::upsert_component(self.transaction, name, status).await?;
             self.loaded.records += 1;
         }
         for definition in &document.attribute_definitions {
-            sqlx::query(
-                "INSERT INTO attribute_definitions (tid, type, cardinality, created_at) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (tid) DO UPDATE SET type = excluded.type, cardinality = excluded.cardinality",
+            import::upsert_definition(
+                self.transaction,
+                &definition.tid,
+                &definition.type_,
+                definition.cardinality,
+                &self.now,
             )
-            .bind(&definition.tid)
-            .bind(&definition.type_)
-            .bind(definition.cardinality)
-            .bind(&self.now)
-            .execute(&mut **self.transaction)
             .await?;
             self.loaded.records += 1;
         }
         for name in &document.channel_types {
-            sqlx::query(
-                "INSERT INTO channel_types (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
-            )
-            .bind(name)
-            .execute(&mut **self.transaction)
-            .await?;
+            import::insert_channel_type(self.transaction, name).await?;
             self.loaded.records += 1;
         }
         for tid in &document.channel_attributes {
-            sqlx::query(
-                "INSERT INTO channel_attributes (attribute_definition_id) \
-                 SELECT id FROM attribute_definitions WHERE tid = $1 ON CONFLICT DO NOTHING",
-            )
-            .bind(tid)
-            .execute(&mut **self.transaction)
-            .await?;
+            import::insert_channel_attribute(self.transaction, tid).await?;
             self.loaded.records += 1;
         }
         Ok(())

@@ -7,6 +7,10 @@
 //! Nothing the service needs lives in the process: every instance sharing a PostgreSQL database
 //! sees the same users, tokens and data, and ids come from the database.
 
+#[macro_use]
+mod sql;
+
+pub(crate) mod access;
 pub(crate) mod attributes;
 pub(crate) mod binaries;
 pub(crate) mod briefings;
@@ -16,6 +20,7 @@ pub(crate) mod components;
 pub(crate) mod definitions;
 pub(crate) mod flag;
 pub(crate) mod glossary;
+pub(crate) mod import;
 pub(crate) mod keywords;
 pub(crate) mod links;
 pub(crate) mod locales;
@@ -23,6 +28,7 @@ pub(crate) mod messages;
 pub(crate) mod nodes;
 pub(crate) mod peos;
 pub(crate) mod records;
+pub mod testing;
 pub(crate) mod trees;
 pub(crate) mod values;
 

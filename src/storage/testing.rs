@@ -33,7 +33,7 @@ pub async fn drop_postgres_schema(database: &crate::storage::Database) -> Result
         return Ok(());
     }
     let schema: String = sqlx::Row::try_get(
-        &sqlx::query("SELECT CAST(current_schema() AS TEXT) AS schema")
+        &sqlx::query(sql!(postgres: "SELECT CAST(current_schema() AS TEXT) AS schema"))
             .fetch_one(database.reads())
             .await?,
         "schema",

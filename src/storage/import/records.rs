@@ -1,0 +1,233 @@
+//! The upserts of the bootstrap's records, one named row each: a second load updates a record
+//! found by its identity and never duplicates it.
+
+use sqlx::Row;
+
+use super::Load;
+
+/// A locale (`tid` `<language>_<COUNTRY>`).
+#[derive(Debug)]
+pub(crate) struct LocaleRow<'a> {
+    pub(crate) tid: &'a str,
+    pub(crate) language: &'a str,
+    pub(crate) country: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) content_locale: bool,
+    pub(crate) default_content_locale: bool,
+    pub(crate) frontend_locale: bool,
+    pub(crate) default_frontend_locale: bool,
+    pub(crate) date_format: Option<&'a str>,
+    pub(crate) custom_date_formats_enabled: bool,
+}
+
+/// Upserts a locale.
+pub(crate) async fn upsert_locale(
+    load: Load<'_, '_>,
+    row: &LocaleRow<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        sql!("INSERT INTO locales (tid, language, country, name, content_locale, default_content_locale, \
+         frontend_locale, default_frontend_locale, date_format, custom_date_formats_enabled) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tid) DO UPDATE SET \
+         language = excluded.language, country = excluded.country, name = excluded.name, \
+         content_locale = excluded.content_locale, default_content_locale = excluded.default_content_locale, \
+         frontend_locale = excluded.frontend_locale, default_frontend_locale = excluded.default_frontend_locale, \
+         date_format = excluded.date_format, custom_date_formats_enabled = excluded.custom_date_formats_enabled"),
+    )
+    .bind(row.tid)
+    .bind(row.language)
+    .bind(row.country)
+    .bind(row.name)
+    .bind(row.content_locale)
+    .bind(row.default_content_locale)
+    .bind(row.frontend_locale)
+    .bind(row.default_frontend_locale)
+    .bind(row.date_format)
+    .bind(row.custom_date_formats_enabled)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Upserts a component's status.
+pub(crate) async fn upsert_component(
+    load: Load<'_, '_>,
+    name: &str,
+    status: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO components (name, status) VALUES ($1, $2) \
+         ON CONFLICT (name) DO UPDATE SET status = excluded.status"
+    ))
+    .bind(name)
+    .bind(status)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Upserts an attribute definition (a product link type when it has a cardinality).
+pub(crate) async fn upsert_definition(
+    load: Load<'_, '_>,
+    tid: &str,
+    type_: &str,
+    cardinality: Option<i64>,
+    now: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        sql!("INSERT INTO attribute_definitions (tid, type, cardinality, created_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (tid) DO UPDATE SET type = excluded.type, cardinality = excluded.cardinality"),
+    )
+    .bind(tid)
+    .bind(type_)
+    .bind(cardinality)
+    .bind(now)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Stores a channel type (kept when it is).
+pub(crate) async fn insert_channel_type(load: Load<'_, '_>, name: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO channel_types (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+    ))
+    .bind(name)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Registers an attribute definition, by `tid`, for channels (kept when it is).
+pub(crate) async fn insert_channel_attribute(
+    load: Load<'_, '_>,
+    tid: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO channel_attributes (attribute_definition_id) \
+         SELECT id FROM attribute_definitions WHERE tid = $1 ON CONFLICT DO NOTHING"
+    ))
+    .bind(tid)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Upserts a token, given its selector and the hash of its secret (a revoked one lives again);
+/// its id.
+pub(crate) async fn upsert_token(
+    load: Load<'_, '_>,
+    token: &super::super::access::NewToken<'_>,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (selector) DO UPDATE SET secret_hash = excluded.secret_hash, \
+         user_id = excluded.user_id, revoked_at = NULL RETURNING id"
+    ))
+    .bind(token.selector)
+    .bind(token.secret_hash)
+    .bind(token.user_id)
+    .bind(token.created_at)
+    .fetch_one(&mut **load)
+    .await?
+    .try_get("id")
+}
+
+/// Upserts an asset.
+pub(crate) async fn upsert_asset(
+    load: Load<'_, '_>,
+    tid: &str,
+    name: Option<&str>,
+    path: Option<&str>,
+    now: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
+         ON CONFLICT (tid) DO UPDATE SET name = excluded.name, path = excluded.path, \
+         modified_at = excluded.modified_at"
+    ))
+    .bind(tid)
+    .bind(name)
+    .bind(path)
+    .bind(now)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// An asset version, stored before its content (which is written in chunks after it).
+#[derive(Debug)]
+pub(crate) struct VersionRow<'a> {
+    pub(crate) asset_id: i64,
+    pub(crate) version_number: i64,
+    pub(crate) tid: Option<&'a str>,
+    pub(crate) media_type: &'a str,
+    pub(crate) file_name: Option<&'a str>,
+    pub(crate) created_at: &'a str,
+}
+
+/// Upserts an asset version; its id.
+pub(crate) async fn upsert_version(
+    load: Load<'_, '_>,
+    row: &VersionRow<'_>,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query(
+        sql!("INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
+         tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name \
+         RETURNING id"),
+    )
+    .bind(row.asset_id)
+    .bind(row.version_number)
+    .bind(row.tid)
+    .bind(row.media_type)
+    .bind(row.file_name)
+    .bind(Vec::<u8>::new())
+    .bind(row.created_at)
+    .fetch_one(&mut **load)
+    .await?
+    .try_get("id")
+}
+
+/// Records the size and entity tag of a version's content once written.
+pub(crate) async fn set_version_content(
+    load: Load<'_, '_>,
+    version_id: i64,
+    size: i64,
+    etag: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "UPDATE asset_versions SET size = $1, etag = $2 WHERE id = $3"
+    ))
+    .bind(size)
+    .bind(etag)
+    .bind(version_id)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// Upserts a preview of a version, its content written in chunks already.
+pub(crate) async fn upsert_preview(
+    load: Load<'_, '_>,
+    version_id: i64,
+    format: &str,
+    media_type: &str,
+    size: i64,
+    etag: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO asset_previews (version_id, format, media_type, content, size, etag) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (version_id, format) DO UPDATE SET \
+         media_type = excluded.media_type, size = excluded.size, etag = excluded.etag"
+    ))
+    .bind(version_id)
+    .bind(format)
+    .bind(media_type)
+    .bind(Vec::<u8>::new())
+    .bind(size)
+    .bind(etag)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
