@@ -11,6 +11,21 @@ use crate::{
     storage::Database,
 };
 
+/// What `begin` learned about a request.
+#[derive(Debug)]
+pub struct Context {
+    /// The operation called.
+    pub operation: &'static core_api_support::Operation,
+    /// The media type of the request body, when known.
+    pub request: Option<&'static core_api_support::MediaType>,
+    /// The media type of the answer.
+    pub response: &'static core_api_support::MediaType,
+    /// Who is calling: for per-item access rights.
+    pub caller: Arc<crate::auth::Caller>,
+    /// The headers a binary answer is conditional on (`Range`, `If-Range`, `If-None-Match`).
+    pub conditions: crate::http::binary::Conditions,
+}
+
 /// The state shared by all requests.
 #[derive(Debug)]
 pub struct Service {

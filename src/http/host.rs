@@ -3,7 +3,7 @@
 
 use core_api::{tables, types};
 use core_api_support::{
-    Binary, Described, Field, Host, Kind, MediaType, Node, Operation, Representation, Type,
+    Binary, Described, Field, Host, Kind, Node, Operation, Representation, Type,
 };
 use poem::{
     Body, Request, Response,
@@ -14,26 +14,10 @@ use serde_json::{Map, Value};
 
 use super::{binary, limit, negotiate};
 use crate::{
-    auth::Caller,
     error::ApiError,
     repr::{DecodeError, Problem, path::Path, tree},
-    service::Service,
+    service::{Context, Service},
 };
-
-/// What `begin` learned about a request.
-#[derive(Debug)]
-pub struct Context {
-    /// The operation called.
-    pub operation: &'static Operation,
-    /// The media type of the request body, when known.
-    pub request: Option<&'static MediaType>,
-    /// The media type of the answer.
-    pub response: &'static MediaType,
-    /// Who is calling: for per-item access rights.
-    pub caller: std::sync::Arc<Caller>,
-    /// The headers a binary answer is conditional on (`Range`, `If-Range`, `If-None-Match`).
-    pub conditions: binary::Conditions,
-}
 
 impl Host for Service {
     type Context = Context;

@@ -30,9 +30,8 @@ use super::{
 use crate::{
     auth::Caller,
     error::ApiError,
-    http::host::Context,
     repr::{path::Path, text::printable, tree},
-    service::Service,
+    service::{Context, Service},
     settings::Fault,
     storage::{
         Backend, now_utc, outage,

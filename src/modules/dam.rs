@@ -6,8 +6,7 @@ use core_api_support::Binary;
 
 use crate::{
     error::ApiError,
-    http::host::Context,
-    service::Service,
+    service::{Context, Service},
     storage::{
         binaries::{self, Chunks, Selector},
         records::{self, ASSETS, Identity},

@@ -14,7 +14,10 @@ use core_api::{
 };
 
 use super::{batch, envelope};
-use crate::{error::ApiError, http::host::Context, service::Service};
+use crate::{
+    error::ApiError,
+    service::{Context, Service},
+};
 
 /// The `itemInformationType` of answers holding channels.
 const PROJECT: &str = "project";

@@ -24,7 +24,10 @@ use super::{
     envelope::{self, answer_schema_version},
     links::of,
 };
-use crate::{error::ApiError, http::host::Context, service::Service};
+use crate::{
+    error::ApiError,
+    service::{Context, Service},
+};
 
 impl CommonApi for Service {
     /// The message was decoded (and its `schemaVersion` checked) from the request's

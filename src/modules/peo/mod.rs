@@ -10,7 +10,10 @@ use core_api::{
 };
 
 use super::{batch, envelope, links as link_groups};
-use crate::{error::ApiError, http::host::Context, service::Service};
+use crate::{
+    error::ApiError,
+    service::{Context, Service},
+};
 
 /// The `itemInformationType` of answers holding PEOs.
 const PEO: &str = "peo";

@@ -19,7 +19,10 @@ use core_api::{
 };
 
 use super::{batch, envelope};
-use crate::{error::ApiError, http::host::Context, service::Service};
+use crate::{
+    error::ApiError,
+    service::{Context, Service},
+};
 
 /// The `itemInformationType` of answers holding classifications.
 const CLASSIFICATION: &str = "classification";
