@@ -43,7 +43,13 @@ fn main() -> Result<()> {
             .iter()
             .find(|file| file.path == Path::new(generated))
             .with_context(|| format!("the generator wrote no {generated}"))?;
-        fs::write(out.join(name), &file.contents)?;
+        // `include!` takes items only: the module's own doc (`//!`) stays behind.
+        let items: Vec<&str> = file
+            .contents
+            .lines()
+            .filter(|line| !line.starts_with("//!"))
+            .collect();
+        fs::write(out.join(name), items.join("\n") + "\n")?;
     }
     Ok(())
 }

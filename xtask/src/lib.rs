@@ -24,6 +24,7 @@ pub mod python;
 pub mod release;
 pub mod schemathesis;
 pub mod server;
+pub mod tidy;
 pub mod validate;
 
 use std::path::{Path, PathBuf};

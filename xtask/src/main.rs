@@ -10,6 +10,8 @@ const USAGE: &str = "usage: cargo xtask <chore>
 chores:
   codegen            regenerate generated/ from openapi/core-v1.yaml
   codegen --check    fail if generated/ differs from what the document produces
+  tidy               check the house rules (SQL only in src/storage, no panics outside tests,
+                     module docs, no src/modules -> http, paths in the maps exist, lengths)
   validate           check the documents (openapi-spec-validator) and lint the published one
                      (Spectral, Redocly: 0 errors, 0 warnings); tools installed under target/
   fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
@@ -64,6 +66,7 @@ fn run(args: Vec<String>) -> Result<()> {
             Ok(())
         }
         ["validate"] => validate::run(&root),
+        ["tidy"] => xtask::tidy::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
         ["conformance"] => xtask::conformance::run(&root),

@@ -91,7 +91,9 @@ impl de::Error for Error {
 /// Deserializes the element `id`.
 #[derive(Clone, Copy)]
 pub struct Element<'d, 'a> {
+    /// The document the element is in.
     pub dom: &'d Dom<'a>,
+    /// The element's index in the document.
     pub id: u32,
 }
 

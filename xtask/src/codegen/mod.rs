@@ -86,23 +86,38 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
     rust("generated/core-api/src/lib.rs", api_lib(&operations))?;
     rust(
         "generated/core-api/src/types.rs",
-        types::generate(&document, &queries)?,
+        module_doc(
+            "The request and response types of every schema (typify), each `Described`.",
+            types::generate(&document, &queries)?,
+        ),
     )?;
     rust(
         "generated/core-api/src/tables.rs",
-        tables::generate(&document, &operations)?,
+        module_doc(
+            "How each schema maps to XML and compact JSON: element names, attributes, lists, bounds.",
+            tables::generate(&document, &operations)?,
+        ),
     )?;
     rust(
         "generated/core-api/src/operations.rs",
-        server::operations(&operations)?,
+        module_doc(
+            "What the document states about each operation: path, method, bodies, media types, statuses.",
+            server::operations(&operations)?,
+        ),
     )?;
     rust(
         "generated/core-api/src/service.rs",
-        server::service(&operations)?,
+        module_doc(
+            "One trait per specification module, one method per operation, `NotImplemented` by default.",
+            server::service(&operations)?,
+        ),
     )?;
     rust(
         "generated/core-api/src/router.rs",
-        server::router(&operations)?,
+        module_doc(
+            "The poem routes of every operation, each decoding its request and calling its trait method.",
+            server::router(&operations)?,
+        ),
     )?;
     rust(
         "generated/core-api/src/document.rs",
@@ -156,6 +171,15 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
         contents: format!("{RUST_HEADER}{CLIENT_EXAMPLE}"),
     });
     Ok(files)
+}
+
+/// A generated module's tokens with its module doc (`//!`) first.
+fn module_doc(doc: &str, tokens: TokenStream) -> TokenStream {
+    let doc = format!(" {doc}");
+    quote::quote! {
+        #![doc = #doc]
+        #tokens
+    }
 }
 
 /// Writes the files that differ from the disk, and removes files under `generated/` that
@@ -412,6 +436,9 @@ rust-version.workspace = true
 license.workspace = true
 version.workspace = true
 publish = false
+
+[lints]
+workspace = true
 
 # Doc comments carry the document's descriptions, which are prose, not Rust.
 [lib]
