@@ -6,6 +6,7 @@ mod batch;
 mod cm;
 mod common;
 mod dam;
+mod deletion;
 mod envelope;
 mod itm;
 mod links;

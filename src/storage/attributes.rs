@@ -184,13 +184,31 @@ pub(crate) async fn save(
         .await
 }
 
+/// A domain value to store: its `tid` and its texts.
+#[derive(Debug)]
+pub(crate) struct NewDomainValue {
+    /// The identifier.
+    pub(crate) tid: String,
+    /// Its texts, one per locale.
+    pub(crate) texts: Vec<DomainText>,
+}
+
+/// One text of a domain value.
+#[derive(Debug)]
+pub(crate) struct DomainText {
+    /// The locale (`""`: a text without one).
+    pub(crate) loc: String,
+    /// The text.
+    pub(crate) value: String,
+}
+
 /// Replaces an attribute's domain values: each tid with its texts by locale (`""`: no locale).
 /// The list crosses to the database as one JSON text and is written by two statements whatever
 /// its length (a statement per value costs an exchange with the database each, D-37).
 pub(crate) async fn replace_domain_values(
     connection: &mut AnyConnection,
     attribute: i64,
-    values: &[(String, Vec<(String, String)>)],
+    values: &[NewDomainValue],
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
         "DELETE FROM domain_values WHERE node_attribute_id = $1"
@@ -205,12 +223,18 @@ pub(crate) async fn replace_domain_values(
     let list = serde_json::Value::Array(
         values
             .iter()
-            .map(|(tid, texts)| {
-                let texts: serde_json::Map<String, serde_json::Value> = texts
+            .map(|value| {
+                let texts: serde_json::Map<String, serde_json::Value> = value
+                    .texts
                     .iter()
-                    .map(|(loc, text)| (loc.clone(), serde_json::Value::from(text.as_str())))
+                    .map(|text| {
+                        (
+                            text.loc.clone(),
+                            serde_json::Value::from(text.value.as_str()),
+                        )
+                    })
                     .collect();
-                serde_json::json!([tid, texts])
+                serde_json::json!([value.tid, texts])
             })
             .collect(),
     )

@@ -13,18 +13,29 @@ use sqlx::AnyPool;
 
 use super::{Backend, Database, json_rows};
 
-/// A node of the tree: id, parent, path, and its place among the classification's nodes.
+/// A node of the tree (read from a JSON array in this field order, like the other rows here).
 #[derive(Debug, Deserialize)]
-pub(crate) struct TreeNode(
-    pub(crate) i64,
-    pub(crate) Option<i64>,
-    pub(crate) String,
-    pub(crate) i64,
-);
+pub(crate) struct TreeNode {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its parent (none for the root).
+    pub(crate) parent_id: Option<i64>,
+    /// Its path.
+    pub(crate) path: String,
+    /// Its place among the classification's nodes.
+    pub(crate) position: i64,
+}
 
-/// A name of a node: node, locale (empty for the default name), name.
+/// A name of a node.
 #[derive(Debug, Deserialize)]
-pub(crate) struct TreeName(pub(crate) i64, pub(crate) String, pub(crate) String);
+pub(crate) struct TreeName {
+    /// The node.
+    pub(crate) node_id: i64,
+    /// The locale (empty for the default name).
+    pub(crate) loc: String,
+    /// The name.
+    pub(crate) name: String,
+}
 
 /// An attribute of a node, with its definition's tid (its `key`).
 #[derive(Debug, Deserialize)]

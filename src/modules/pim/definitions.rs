@@ -4,16 +4,15 @@
 
 use core_api::types::{
     Action, AttributeDefinitionsQuery, AttributeDefinitionsRequest, ResponseType,
-    ResponseTypeStatus,
 };
 
-use super::super::batch::{self, Apply, ItemError, Scope, Tx};
+use super::super::{batch::Tx, deletion::Delete};
 use crate::{
     error::ApiError,
     storage::{
         Database,
         definitions::{self as stored, Uses},
-        records::{self, ATTRIBUTE_DEFINITIONS, Identity},
+        records::{self, ATTRIBUTE_DEFINITIONS, Found, Identity},
     },
 };
 
@@ -34,15 +33,16 @@ pub(crate) async fn query(
     Ok(AttributeDefinitionsRequest { ids, all: false })
 }
 
-/// `attribute-definitions/perform`: each `delete` action applied in its transaction.
+/// `attribute-definitions/perform`: each `delete` action applied in its transaction; a
+/// definition in use is kept (D-49).
 pub(crate) struct Perform;
 
-impl Apply for Perform {
-    type Item = Action;
+impl Delete for Perform {
+    const DATA_TYPE: &'static str = DATA_TYPE;
+    const DELETED: &'static str = "The attribute definition has been deleted successfully";
+    type Found = Found;
 
-    /// What identifies a delete action before it is applied.
-    fn echo(action: &Action) -> ResponseType {
-        let mut record = batch::record(DATA_TYPE, "delete", ResponseTypeStatus::Error, "");
+    fn identify(mut record: ResponseType, action: &Action) -> ResponseType {
         record.id = action.id;
         record.tid = action.tid.clone();
         record
@@ -63,41 +63,40 @@ impl Apply for Perform {
         Ok(())
     }
 
-    async fn apply(
+    async fn find(
         transaction: &mut Tx,
         action: &Action,
-        _scope: &Scope<'_>,
-    ) -> Result<ResponseType, ItemError> {
-        let echo = Perform::echo(action);
-        batch::supported(action, DATA_TYPE, &["delete"], &echo)?;
+    ) -> Result<Result<Found, String>, sqlx::Error> {
         let found = match Identity::preferring_tid(action.tid.as_deref(), action.id) {
             Some(identity) => {
                 records::find(&mut **transaction, &ATTRIBUTE_DEFINITIONS, identity).await?
             }
             None => None,
         };
-        let Some(found) = found else {
-            return Err(batch::refuse(
-                &echo,
-                "There is no attribute definition with the given tid or id",
-            ));
-        };
-        let mut record = batch::record(DATA_TYPE, "delete", ResponseTypeStatus::Success, "");
+        Ok(found.ok_or_else(|| "There is no attribute definition with the given tid or id".into()))
+    }
+
+    fn found(mut record: ResponseType, found: &Found) -> ResponseType {
         record.id = Some(found.id);
-        record.tid = found.key;
+        record.tid = found.key.clone();
+        record
+    }
+
+    async fn delete(
+        transaction: &mut Tx,
+        found: &Found,
+    ) -> Result<Result<(), String>, sqlx::Error> {
         // Locked before its uses are counted: a concurrent save of a use has ended (and is
         // counted) or waits for the delete (and then finds no definition).
         stored::lock(transaction, found.id).await?;
         let uses = stored::uses(transaction, found.id).await?;
         if let Some(reason) = reason(&uses) {
-            return Err(batch::refuse(
-                &record,
-                format!("The attribute definition could not be deleted. Reason: {reason}"),
-            ));
+            return Ok(Err(format!(
+                "The attribute definition could not be deleted. Reason: {reason}"
+            )));
         }
         stored::delete(transaction, found.id).await?;
-        record.description = Some("The attribute definition has been deleted successfully".into());
-        Ok(record)
+        Ok(Ok(()))
     }
 }
 

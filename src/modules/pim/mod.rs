@@ -18,7 +18,7 @@ use core_api::{
     },
 };
 
-use super::{batch, envelope};
+use super::{batch, deletion::Deletes, envelope};
 use crate::{
     error::ApiError,
     service::{Context, Service},
@@ -70,7 +70,8 @@ impl PimApi for Service {
         context: &Context,
         input: ActionsRequest,
     ) -> Result<PimType, ApiError> {
-        batch::answer::<classes::Perform>(self, context, &input, &input.actions.action).await
+        batch::answer::<Deletes<classes::Perform>>(self, context, &input, &input.actions.action)
+            .await
     }
 
     async fn attributes_retrieve(
@@ -118,7 +119,8 @@ impl PimApi for Service {
         context: &Context,
         input: ActionsRequest,
     ) -> Result<PimType, ApiError> {
-        batch::answer::<attributes::Perform>(self, context, &input, &input.actions.action).await
+        batch::answer::<Deletes<attributes::Perform>>(self, context, &input, &input.actions.action)
+            .await
     }
 
     async fn attribute_definitions_query(
@@ -134,6 +136,7 @@ impl PimApi for Service {
         context: &Context,
         input: ActionsRequest,
     ) -> Result<PimType, ApiError> {
-        batch::answer::<definitions::Perform>(self, context, &input, &input.actions.action).await
+        batch::answer::<Deletes<definitions::Perform>>(self, context, &input, &input.actions.action)
+            .await
     }
 }
