@@ -50,12 +50,12 @@ pub struct Settings {
     pub metrics_access: MetricsAccess,
     /// A deliberate deviation from the document, for the conformance runner's own test (it must
     /// fail on exactly the checks the deviation breaks). Only code sets it; no flag does.
-    pub fault: Option<Fault>,
+    pub deviation: Option<Deviation>,
 }
 
-/// A deliberate deviation from the document ([`Settings::fault`]).
+/// A deliberate deviation from the document ([`Settings::deviation`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
+pub enum Deviation {
     /// Answers carry no `meta` (D-11 says they carry `messageType`, `messageTime`, `sourceEnv`).
     DropMeta,
     /// A keyword create says "The keyword was created" instead of the documented "The keyword
@@ -175,7 +175,7 @@ impl Settings {
             database_timeout: Duration::from_secs(DEFAULT_DATABASE_TIMEOUT_SECONDS),
             sqlite_max_pages: None,
             metrics_access: MetricsAccess::default(),
-            fault: None,
+            deviation: None,
         }
     }
 }

@@ -14,7 +14,7 @@ use poem::{
 
 use tracing::Instrument;
 
-use super::{docs, limit, listen::Held, observe};
+use super::{deviation, docs, limit, listen::Held, observe};
 use crate::{error::ApiError, metrics, service::Service, settings::MetricsAccess};
 
 /// The path of the YAML document.
@@ -68,6 +68,9 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 let path = request.uri().path().to_string();
                 let operation = observe::operation(&method, &path);
                 let mut response = admit(&service, endpoint, request, (&method, &path)).await;
+                if operation.is_some() {
+                    response = deviation::apply(service.settings.deviation, response).await;
+                }
                 observe::answered(
                     &service.metrics,
                     &request_id,

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod binary;
+mod deviation;
 pub mod docs;
 pub mod host;
 pub mod limit;

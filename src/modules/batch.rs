@@ -32,7 +32,6 @@ use crate::{
     error::ApiError,
     repr::{path::Path, text::printable, tree},
     service::{Context, Service},
-    settings::Fault,
     storage::{
         Backend, now_utc, outage,
         records::{self, Identity, Resource},
@@ -96,16 +95,7 @@ pub(crate) async fn answer<K: Apply>(
             alone: attempt > 1,
             last: attempt >= ATTEMPTS,
         };
-        if let Some(mut response) = run.items::<K>(service, context, items).await? {
-            if service.settings.fault == Some(Fault::WrongSuccessText) {
-                for record in &mut response {
-                    if record.description.as_deref()
-                        == Some("The keyword has been created successfully")
-                    {
-                        record.description = Some("The keyword was created".into());
-                    }
-                }
-            }
+        if let Some(response) = run.items::<K>(service, context, items).await? {
             for record in &response {
                 service
                     .metrics

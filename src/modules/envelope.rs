@@ -12,7 +12,7 @@ use core_api::{
 };
 
 use super::itm;
-use crate::{error::ApiError, service::Service, settings::Fault, storage::now_utc};
+use crate::{error::ApiError, service::Service, settings::Deviation, storage::now_utc};
 
 /// A request message: what its envelope carries.
 pub(crate) trait Request {
@@ -84,8 +84,8 @@ pub(crate) fn answer(service: &Service, item_information_type: Option<&str>) -> 
     if let Some(kind) = item_information_type {
         itm.push(itm::meta("itemInformationType", kind));
     }
-    let meta = match service.settings.fault {
-        Some(Fault::DropMeta) => None,
+    let meta = match service.settings.deviation {
+        Some(Deviation::DropMeta) => None,
         _ => Some(Meta { itm }),
     };
     PimType {

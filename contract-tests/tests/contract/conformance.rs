@@ -1,13 +1,13 @@
 //! The conformance runner's checks (`core-conformance`, one source with this suite) against a
 //! server with the runner's fixture, on SQLite and, when `CORE_TEST_POSTGRES_URL` is set,
 //! PostgreSQL; and the proof that the runner catches a deviation: a server made deliberately
-//! wrong (`Settings::fault`) fails exactly the checks the deviation breaks.
+//! wrong (`Settings::deviation`) fails exactly the checks the deviation breaks.
 
 use std::{collections::BTreeSet, sync::Arc};
 
 use contract_tests::{TestServer, backends, coverage, fixture};
 use core_conformance::{Fail, Kind, LIMITED_ROLE, Outcome, Target, checks, judge, report};
-use core_server::{auth, settings::Fault};
+use core_server::{auth, settings::Deviation};
 
 /// Loads the runner's fixture into a server, issues the limited caller's token, runs every
 /// check, and records what passed as coverage evidence of this suite.
@@ -80,19 +80,19 @@ async fn the_runner_fails_exactly_the_checks_a_deviation_breaks() {
         "one envelope check per operation answering a message"
     );
     let deviations = [
-        (Fault::DropMeta, envelope),
+        (Deviation::DropMeta, envelope),
         (
-            Fault::WrongSuccessText,
+            Deviation::WrongSuccessText,
             BTreeSet::from([
                 "keywordsPersist: creates a keyword".to_string(),
                 "keywordsPersist: refuses a path longer than 1024 characters".to_string(),
             ]),
         ),
     ];
-    for (fault, expected) in deviations {
-        let server = TestServer::start_with(|settings| settings.fault = Some(fault)).await;
+    for (deviation, expected) in deviations {
+        let server = TestServer::start_with(|settings| settings.deviation = Some(deviation)).await;
         let outcomes = run(&server).await;
-        assert_eq!(failed(&outcomes), expected, "{fault:?}");
+        assert_eq!(failed(&outcomes), expected, "{deviation:?}");
         server.stop().await;
     }
 }

@@ -9,7 +9,7 @@
 use core_api_support::{Compact, Field, Kind, Schema, Type};
 use serde::ser::{self, Serialize, SerializeSeq};
 
-use super::{Fault, Object, Visit, one_shape};
+use super::{EmitError, Object, Visit, one_shape};
 use crate::repr::{
     compact::{ENTRIES, to_compact},
     error::EncodeError,
@@ -41,7 +41,7 @@ struct Writer {
 
 impl Writer {
     /// Writes one value of type `ty` (an item, for a repeated property).
-    fn value<T: Serialize + ?Sized>(&mut self, value: &T, ty: Type) -> Result<(), Fault> {
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T, ty: Type) -> Result<(), EmitError> {
         let Type::Object(schema) = ty else {
             return self.json(value);
         };
@@ -66,10 +66,10 @@ impl Writer {
     }
 
     /// Writes a value as serde_json writes it.
-    fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Fault> {
+    fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EmitError> {
         value
             .serialize(&mut serde_json::Serializer::new(&mut self.out))
-            .map_err(|error| Fault(error.to_string()))
+            .map_err(|error| EmitError(error.to_string()))
     }
 
     /// Writes an object of the `map` or `val` form through its tree.
@@ -77,9 +77,9 @@ impl Writer {
         &mut self,
         value: &T,
         schema: &'static Schema,
-    ) -> Result<(), Fault> {
-        let tree = serde_json::to_value(value).map_err(|error| Fault(error.to_string()))?;
-        let compact = to_compact(tree, schema).map_err(|error| Fault(error.reason))?;
+    ) -> Result<(), EmitError> {
+        let tree = serde_json::to_value(value).map_err(|error| EmitError(error.to_string()))?;
+        let compact = to_compact(tree, schema).map_err(|error| EmitError(error.reason))?;
         self.json(&compact)
     }
 }
@@ -97,7 +97,7 @@ impl Visit for Members<'_> {
         &mut self,
         field: &'static Field,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         let writer = &mut *self.writer;
         if !self.first {
             writer.out.push(b',');
@@ -138,7 +138,7 @@ struct Items<'w> {
 impl<'w> ser::Serializer for Items<'w> {
     one_shape!(seq "an array");
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Fault> {
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self, EmitError> {
         self.writer.out.push(b'[');
         Ok(self)
     }
@@ -146,9 +146,9 @@ impl<'w> ser::Serializer for Items<'w> {
 
 impl SerializeSeq for Items<'_> {
     type Ok = ();
-    type Error = Fault;
+    type Error = EmitError;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Fault> {
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EmitError> {
         if self.index > 0 {
             self.writer.out.push(b',');
         }
@@ -159,7 +159,7 @@ impl SerializeSeq for Items<'_> {
         Ok(())
     }
 
-    fn end(self) -> Result<(), Fault> {
+    fn end(self) -> Result<(), EmitError> {
         self.writer.out.push(b']');
         Ok(())
     }

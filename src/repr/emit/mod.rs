@@ -19,12 +19,12 @@ use serde::ser::{self, Serialize, SerializeStruct};
 
 /// Why a value could not be written: it has a shape its table does not describe.
 #[derive(Debug)]
-pub struct Fault(String);
+pub struct EmitError(String);
 
-impl Fault {
+impl EmitError {
     /// A value of another shape than the table says.
-    fn expected(what: &str) -> Fault {
-        Fault(format!("expected {what}"))
+    fn expected(what: &str) -> EmitError {
+        EmitError(format!("expected {what}"))
     }
 
     /// The reason, for an `EncodeError`.
@@ -33,17 +33,17 @@ impl Fault {
     }
 }
 
-impl fmt::Display for Fault {
+impl fmt::Display for EmitError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Fault {}
+impl std::error::Error for EmitError {}
 
-impl ser::Error for Fault {
-    fn custom<T: fmt::Display>(message: T) -> Fault {
-        Fault(message.to_string())
+impl ser::Error for EmitError {
+    fn custom<T: fmt::Display>(message: T) -> EmitError {
+        EmitError(message.to_string())
     }
 }
 
@@ -54,14 +54,14 @@ trait Visit {
         &mut self,
         field: &'static Field,
         value: &T,
-    ) -> Result<(), Fault>;
+    ) -> Result<(), EmitError>;
 }
 
 /// The object fields of `schema`, or the fault of a schema that is not an object.
-fn object_fields(schema: &'static Schema) -> Result<&'static [Field], Fault> {
+fn object_fields(schema: &'static Schema) -> Result<&'static [Field], EmitError> {
     match schema.resolve().kind {
         Kind::Object(fields) => Ok(fields),
-        _ => Err(Fault(format!("{} is not an object", schema.name))),
+        _ => Err(EmitError(format!("{} is not an object", schema.name))),
     }
 }
 
@@ -83,14 +83,14 @@ impl<'v, V: Visit> Object<'v, V> {
         }
     }
 
-    fn field(&mut self, key: &str) -> Result<&'static Field, Fault> {
+    fn field(&mut self, key: &str) -> Result<&'static Field, EmitError> {
         let fields = self.fields;
         let found = fields[self.next..]
             .iter()
             .position(|field| field.name == key)
             .map(|offset| self.next + offset)
             .or_else(|| fields.iter().position(|field| field.name == key))
-            .ok_or_else(|| Fault(format!("unknown property '{key}'")))?;
+            .ok_or_else(|| EmitError(format!("unknown property '{key}'")))?;
         self.next = found + 1;
         Ok(&fields[found])
     }
@@ -98,18 +98,18 @@ impl<'v, V: Visit> Object<'v, V> {
 
 impl<V: Visit> SerializeStruct for Object<'_, V> {
     type Ok = ();
-    type Error = Fault;
+    type Error = EmitError;
 
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         let field = self.field(key)?;
         self.visit.property(field, value)
     }
 
-    fn end(self) -> Result<(), Fault> {
+    fn end(self) -> Result<(), EmitError> {
         Ok(())
     }
 }
@@ -120,7 +120,7 @@ macro_rules! refuse {
     ($what:expr; $($method:ident($($arg:ty),*);)*) => {
         $(
             fn $method(self, $(_: $arg),*) -> Result<Self::Ok, Self::Error> {
-                Err($crate::repr::emit::Fault::expected($what))
+                Err($crate::repr::emit::EmitError::expected($what))
             }
         )*
     };
@@ -131,7 +131,7 @@ macro_rules! refuse_compounds {
     ($what:expr; $($method:ident -> $ty:ident ($($arg:ty),*);)*) => {
         $(
             fn $method(self, $(_: $arg),*) -> Result<Self::$ty, Self::Error> {
-                Err($crate::repr::emit::Fault::expected($what))
+                Err($crate::repr::emit::EmitError::expected($what))
             }
         )*
     };
@@ -142,7 +142,7 @@ macro_rules! refuse_compounds {
 /// newtypes, and refusing everything else as not being `$what`.
 macro_rules! one_shape {
     (struct $what:expr) => {
-        type SerializeSeq = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeSeq = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         type SerializeStruct = Self;
         $crate::repr::emit::one_shape!(@common $what);
         $crate::repr::emit::refuse_compounds!($what;
@@ -156,7 +156,7 @@ macro_rules! one_shape {
     };
     (seq $what:expr) => {
         type SerializeSeq = Self;
-        type SerializeStruct = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type SerializeStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         $crate::repr::emit::one_shape!(@common $what);
         $crate::repr::emit::refuse_compounds!($what;
             serialize_tuple -> SerializeTuple (usize);
@@ -169,12 +169,12 @@ macro_rules! one_shape {
     };
     (@common $what:expr) => {
         type Ok = ();
-        type Error = $crate::repr::emit::Fault;
-        type SerializeTuple = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
-        type SerializeTupleStruct = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
-        type SerializeTupleVariant = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
-        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
-        type SerializeStructVariant = serde::ser::Impossible<(), $crate::repr::emit::Fault>;
+        type Error = $crate::repr::emit::EmitError;
+        type SerializeTuple = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeTupleStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeTupleVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeStructVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
 
         $crate::repr::emit::refuse!($what;
             serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
@@ -185,7 +185,7 @@ macro_rules! one_shape {
             serialize_unit_variant(&'static str, u32, &'static str);
         );
 
-        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), $crate::repr::emit::Fault> {
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), $crate::repr::emit::EmitError> {
             value.serialize(self)
         }
 
@@ -193,7 +193,7 @@ macro_rules! one_shape {
             self,
             _: &'static str,
             value: &T,
-        ) -> Result<(), $crate::repr::emit::Fault> {
+        ) -> Result<(), $crate::repr::emit::EmitError> {
             value.serialize(self)
         }
 
@@ -203,8 +203,8 @@ macro_rules! one_shape {
             _: u32,
             _: &'static str,
             _: &T,
-        ) -> Result<(), $crate::repr::emit::Fault> {
-            Err($crate::repr::emit::Fault::expected($what))
+        ) -> Result<(), $crate::repr::emit::EmitError> {
+            Err($crate::repr::emit::EmitError::expected($what))
         }
     };
 }
@@ -214,7 +214,7 @@ pub(crate) use {one_shape, refuse, refuse_compounds};
 impl<'v, V: Visit> ser::Serializer for Object<'v, V> {
     one_shape!(struct "an object");
 
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Fault> {
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, EmitError> {
         Ok(self)
     }
 }

@@ -9,7 +9,7 @@
 use core_api_support::{Field, Node, Schema, Type};
 use serde::ser::{self, Impossible, Serialize, SerializeSeq};
 
-use super::{Fault, Object, Visit, object_fields, one_shape, refuse, refuse_compounds};
+use super::{EmitError, Object, Visit, object_fields, one_shape, refuse, refuse_compounds};
 use crate::repr::{
     error::EncodeError,
     path::Path,
@@ -57,7 +57,7 @@ impl Writer {
         schema: &'static Schema,
         depth: usize,
         namespace: Option<&str>,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         let fields = object_fields(schema)?;
         self.indent(depth);
         self.out.push('<');
@@ -95,7 +95,7 @@ impl Writer {
         field: &'static Field,
         value: &T,
         depth: usize,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         match field.ty {
             Type::Object(schema) => self.element(field.xml_name, value, schema, depth, None),
             Type::Scalar(_) => {
@@ -110,13 +110,13 @@ impl Writer {
         }
     }
 
-    fn escaped(&mut self, text: &str, attribute: bool) -> Result<(), Fault> {
+    fn escaped(&mut self, text: &str, attribute: bool) -> Result<(), EmitError> {
         escape_into(&mut self.out, text, attribute)
-            .map_err(|ch| Fault(format!("U+{:04X} cannot be written in XML", ch as u32)))
+            .map_err(|ch| EmitError(format!("U+{:04X} cannot be written in XML", ch as u32)))
     }
 
     /// Writes a scalar's text where `place` says.
-    fn text(&mut self, text: &str, place: Place) -> Result<(), Fault> {
+    fn text(&mut self, text: &str, place: Place) -> Result<(), EmitError> {
         match place {
             Place::Attribute => self.escaped(text, true),
             // An open start tag is finished with the text, or as an empty element.
@@ -146,7 +146,7 @@ impl Visit for Attributes<'_> {
         &mut self,
         field: &'static Field,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         if field.node != Node::Attribute {
             return Ok(());
         }
@@ -179,7 +179,7 @@ impl Content<'_> {
         &mut self,
         field: &'static Field,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         if self.open {
             self.writer.out.push_str(">\n");
             self.open = false;
@@ -193,7 +193,7 @@ impl Visit for Content<'_> {
         &mut self,
         field: &'static Field,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         match field.node {
             Node::Attribute => Ok(()),
             Node::Text => {
@@ -230,16 +230,16 @@ struct Items<'c, 'w> {
 impl<'c, 'w> ser::Serializer for Items<'c, 'w> {
     one_shape!(seq "an array");
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Fault> {
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self, EmitError> {
         Ok(self)
     }
 }
 
 impl SerializeSeq for Items<'_, '_> {
     type Ok = ();
-    type Error = Fault;
+    type Error = EmitError;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Fault> {
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EmitError> {
         self.content
             .writer
             .path
@@ -250,7 +250,7 @@ impl SerializeSeq for Items<'_, '_> {
         Ok(())
     }
 
-    fn end(self) -> Result<(), Fault> {
+    fn end(self) -> Result<(), EmitError> {
         Ok(())
     }
 }
@@ -271,7 +271,7 @@ struct Text<'w> {
 }
 
 impl Text<'_> {
-    fn integer(self, value: impl itoa::Integer) -> Result<(), Fault> {
+    fn integer(self, value: impl itoa::Integer) -> Result<(), EmitError> {
         let mut buffer = itoa::Buffer::new();
         self.writer.text(buffer.format(value), self.place)
     }
@@ -281,7 +281,7 @@ impl Text<'_> {
 macro_rules! integers {
     ($($method:ident($ty:ty)),* $(,)?) => {
         $(
-            fn $method(self, value: $ty) -> Result<(), Fault> {
+            fn $method(self, value: $ty) -> Result<(), EmitError> {
                 self.integer(value)
             }
         )*
@@ -290,16 +290,16 @@ macro_rules! integers {
 
 impl<'w> ser::Serializer for Text<'w> {
     type Ok = ();
-    type Error = Fault;
-    type SerializeSeq = Impossible<(), Fault>;
-    type SerializeTuple = Impossible<(), Fault>;
-    type SerializeTupleStruct = Impossible<(), Fault>;
-    type SerializeTupleVariant = Impossible<(), Fault>;
-    type SerializeMap = Impossible<(), Fault>;
-    type SerializeStruct = Impossible<(), Fault>;
-    type SerializeStructVariant = Impossible<(), Fault>;
+    type Error = EmitError;
+    type SerializeSeq = Impossible<(), EmitError>;
+    type SerializeTuple = Impossible<(), EmitError>;
+    type SerializeTupleStruct = Impossible<(), EmitError>;
+    type SerializeTupleVariant = Impossible<(), EmitError>;
+    type SerializeMap = Impossible<(), EmitError>;
+    type SerializeStruct = Impossible<(), EmitError>;
+    type SerializeStructVariant = Impossible<(), EmitError>;
 
-    fn serialize_bool(self, value: bool) -> Result<(), Fault> {
+    fn serialize_bool(self, value: bool) -> Result<(), EmitError> {
         self.writer
             .text(if value { "true" } else { "false" }, self.place)
     }
@@ -315,22 +315,22 @@ impl<'w> ser::Serializer for Text<'w> {
         serialize_u64(u64),
     );
 
-    fn serialize_f32(self, value: f32) -> Result<(), Fault> {
+    fn serialize_f32(self, value: f32) -> Result<(), EmitError> {
         self.serialize_f64(f64::from(value))
     }
 
-    fn serialize_f64(self, value: f64) -> Result<(), Fault> {
+    fn serialize_f64(self, value: f64) -> Result<(), EmitError> {
         // As the tree holds it: a JSON number (no text for a non-finite one).
         let number =
-            serde_json::Number::from_f64(value).ok_or_else(|| Fault::expected("a scalar"))?;
+            serde_json::Number::from_f64(value).ok_or_else(|| EmitError::expected("a scalar"))?;
         self.writer.text(&number.to_string(), self.place)
     }
 
-    fn serialize_char(self, value: char) -> Result<(), Fault> {
+    fn serialize_char(self, value: char) -> Result<(), EmitError> {
         self.writer.text(value.encode_utf8(&mut [0; 4]), self.place)
     }
 
-    fn serialize_str(self, value: &str) -> Result<(), Fault> {
+    fn serialize_str(self, value: &str) -> Result<(), EmitError> {
         self.writer.text(value, self.place)
     }
 
@@ -339,11 +339,11 @@ impl<'w> ser::Serializer for Text<'w> {
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         self.writer.text(variant, self.place)
     }
 
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Fault> {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), EmitError> {
         value.serialize(self)
     }
 
@@ -351,7 +351,7 @@ impl<'w> ser::Serializer for Text<'w> {
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), EmitError> {
         value.serialize(self)
     }
 
@@ -375,7 +375,7 @@ impl<'w> ser::Serializer for Text<'w> {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<(), Fault> {
-        Err(Fault::expected("a scalar"))
+    ) -> Result<(), EmitError> {
+        Err(EmitError::expected("a scalar"))
     }
 }
