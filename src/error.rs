@@ -82,6 +82,13 @@ pub enum ApiError {
     Internal(String),
 }
 
+/// One row of [`ApiError`]'s table.
+struct Answered {
+    status: StatusCode,
+    code: IssueCode,
+    description: &'static str,
+}
+
 /// The issue codes of error bodies (D-06).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u16)]
@@ -210,77 +217,95 @@ impl ApiError {
         }
     }
 
+    /// How this error is answered, in one table: the HTTP status, the issue code (D-06) and
+    /// the record's `description`, the HTTP meaning (D-05).
+    fn answered(&self) -> Answered {
+        use IssueCode as C;
+        use StatusCode as S;
+        let (status, code, description) = match self {
+            ApiError::Invalid(error) => {
+                let code = match error.class() {
+                    ProblemClass::InvalidInput => C::InvalidInput,
+                    ProblemClass::MissingValue => C::MissingValue,
+                    ProblemClass::WrongType => C::WrongType,
+                };
+                (S::BAD_REQUEST, code, "Invalid input provided")
+            }
+            ApiError::Rule(_) | ApiError::Items(_) => {
+                (S::BAD_REQUEST, C::InvalidInput, "Invalid input provided")
+            }
+            ApiError::UnsupportedMediaType(_) => (
+                S::UNSUPPORTED_MEDIA_TYPE,
+                C::UnsupportedMediaType,
+                "Unsupported media type",
+            ),
+            ApiError::NotAcceptable(_) => (S::NOT_ACCEPTABLE, C::NotAcceptable, "Not acceptable"),
+            ApiError::PayloadTooLarge(_) => (
+                S::PAYLOAD_TOO_LARGE,
+                C::PayloadTooLarge,
+                "Payload too large",
+            ),
+            ApiError::RequestTimeout(_) => {
+                (S::REQUEST_TIMEOUT, C::RequestTimeout, "Request timeout")
+            }
+            ApiError::Busy(_) => (S::SERVICE_UNAVAILABLE, C::Busy, "Service unavailable"),
+            ApiError::DatabaseUnavailable(_) => (
+                S::SERVICE_UNAVAILABLE,
+                C::DatabaseUnavailable,
+                "Service unavailable",
+            ),
+            ApiError::TooManyRequests { .. } => (
+                S::TOO_MANY_REQUESTS,
+                C::TooManyRequests,
+                "Too many requests",
+            ),
+            ApiError::StorageFull(_) => (
+                S::INSUFFICIENT_STORAGE,
+                C::StorageFull,
+                "Insufficient storage",
+            ),
+            ApiError::NotAuthorized(_) => (S::UNAUTHORIZED, C::NotAuthorized, "Not authorized"),
+            ApiError::Forbidden(_) => (S::FORBIDDEN, C::NoAccess, "No access to the endpoint"),
+            ApiError::NotFound(_) => (S::NOT_FOUND, C::NotFound, "Not found"),
+            ApiError::RangeNotSatisfiable(_) => (
+                S::RANGE_NOT_SATISFIABLE,
+                C::RangeNotSatisfiable,
+                "Range not satisfiable",
+            ),
+            ApiError::MethodNotAllowed { .. } => (
+                S::METHOD_NOT_ALLOWED,
+                C::MethodNotAllowed,
+                "Method not allowed",
+            ),
+            ApiError::NotImplemented(_) => {
+                (S::NOT_IMPLEMENTED, C::NotImplemented, "Not implemented")
+            }
+            ApiError::Database(_) | ApiError::Internal(_) => (
+                S::INTERNAL_SERVER_ERROR,
+                C::Internal,
+                "An unknown internal error occurred",
+            ),
+        };
+        Answered {
+            status,
+            code,
+            description,
+        }
+    }
+
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
-        match self {
-            ApiError::Invalid(_) | ApiError::Rule(_) | ApiError::Items(_) => {
-                StatusCode::BAD_REQUEST
-            }
-            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
-            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Busy(_) | ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::StorageFull(_) => StatusCode::INSUFFICIENT_STORAGE,
-            ApiError::NotAuthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
-            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
-            ApiError::Database(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
+        self.answered().status
     }
 
     /// The issue code.
     pub fn code(&self) -> IssueCode {
-        match self {
-            ApiError::Invalid(error) => match error.class() {
-                ProblemClass::InvalidInput => IssueCode::InvalidInput,
-                ProblemClass::MissingValue => IssueCode::MissingValue,
-                ProblemClass::WrongType => IssueCode::WrongType,
-            },
-            ApiError::Rule(_) | ApiError::Items(_) => IssueCode::InvalidInput,
-            ApiError::UnsupportedMediaType(_) => IssueCode::UnsupportedMediaType,
-            ApiError::NotAcceptable(_) => IssueCode::NotAcceptable,
-            ApiError::PayloadTooLarge(_) => IssueCode::PayloadTooLarge,
-            ApiError::RequestTimeout(_) => IssueCode::RequestTimeout,
-            ApiError::Busy(_) => IssueCode::Busy,
-            ApiError::TooManyRequests { .. } => IssueCode::TooManyRequests,
-            ApiError::DatabaseUnavailable(_) => IssueCode::DatabaseUnavailable,
-            ApiError::StorageFull(_) => IssueCode::StorageFull,
-            ApiError::NotAuthorized(_) => IssueCode::NotAuthorized,
-            ApiError::Forbidden(_) => IssueCode::NoAccess,
-            ApiError::NotFound(_) => IssueCode::NotFound,
-            ApiError::RangeNotSatisfiable(_) => IssueCode::RangeNotSatisfiable,
-            ApiError::MethodNotAllowed { .. } => IssueCode::MethodNotAllowed,
-            ApiError::NotImplemented(_) => IssueCode::NotImplemented,
-            ApiError::Database(_) | ApiError::Internal(_) => IssueCode::Internal,
-        }
+        self.answered().code
     }
 
     /// The record's `description`: the HTTP meaning (D-05).
     pub fn description(&self) -> &'static str {
-        match self {
-            ApiError::Invalid(_) | ApiError::Rule(_) | ApiError::Items(_) => {
-                "Invalid input provided"
-            }
-            ApiError::UnsupportedMediaType(_) => "Unsupported media type",
-            ApiError::NotAcceptable(_) => "Not acceptable",
-            ApiError::PayloadTooLarge(_) => "Payload too large",
-            ApiError::RequestTimeout(_) => "Request timeout",
-            ApiError::Busy(_) | ApiError::DatabaseUnavailable(_) => "Service unavailable",
-            ApiError::TooManyRequests { .. } => "Too many requests",
-            ApiError::StorageFull(_) => "Insufficient storage",
-            ApiError::NotAuthorized(_) => "Not authorized",
-            ApiError::Forbidden(_) => "No access to the endpoint",
-            ApiError::NotFound(_) => "Not found",
-            ApiError::RangeNotSatisfiable(_) => "Range not satisfiable",
-            ApiError::MethodNotAllowed { .. } => "Method not allowed",
-            ApiError::NotImplemented(_) => "Not implemented",
-            ApiError::Database(_) | ApiError::Internal(_) => "An unknown internal error occurred",
-        }
+        self.answered().description
     }
 
     /// The message shown to the caller; internal faults show only that there was one.

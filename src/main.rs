@@ -73,72 +73,76 @@ enum Command {
         database: DatabaseArg,
     },
     /// Serves the Core Interface over HTTP.
-    Serve {
-        /// The address to listen on.
-        #[arg(long, env = "CORE_BIND", default_value = DEFAULT_BIND)]
-        bind: SocketAddr,
-        #[command(flatten)]
-        database: DatabaseArg,
-        /// The XML namespace of message roots (`{xml_namespace}`).
-        #[arg(long, env = "CORE_XML_NAMESPACE", default_value = core_api::document::XML_NAMESPACE_DEFAULT)]
-        xml_namespace: String,
-        /// The largest request body accepted, in bytes.
-        #[arg(long, env = "CORE_MAX_BODY_BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
-        max_body_bytes: usize,
-        /// A bootstrap document to load before serving (as `import` does).
-        #[arg(long)]
-        bootstrap: Option<std::path::PathBuf>,
-        /// Loads the demo catalogue (demo/demo.json) before serving and prints its token, alone,
-        /// on standard output.
-        #[arg(long)]
-        demo: bool,
-        /// The `sourceEnv` that answers carry in their `meta`.
-        #[arg(long, env = "CORE_SOURCE_ENV", default_value = DEFAULT_SOURCE_ENV)]
-        source_env: String,
-        /// The time zone local timestamps of requests are read in (PEO query): `UTC` or an
-        /// offset such as `+01:00`.
-        #[arg(long, env = "CORE_TIME_ZONE", default_value = "UTC")]
-        time_zone: core_server::local_time::TimeZone,
-        /// Seconds that requests running at SIGTERM or SIGINT get to finish before they are
-        /// cut off; the server then closes the database (on SQLite, folding its write-ahead log
-        /// into the file).
-        #[arg(long, env = "CORE_SHUTDOWN_GRACE", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
-        shutdown_grace: u64,
-        /// Seconds the head of a request may take to arrive; a keep-alive connection idle that
-        /// long is closed too.
-        #[arg(long, env = "CORE_HEADER_TIMEOUT", default_value_t = DEFAULT_HEADER_TIMEOUT_SECONDS)]
-        header_timeout: u64,
-        /// Seconds the body of a request may take to arrive once its head has (408 beyond).
-        #[arg(long, env = "CORE_BODY_TIMEOUT", default_value_t = DEFAULT_BODY_TIMEOUT_SECONDS)]
-        body_timeout: u64,
-        /// How many requests the server takes at once; beyond them it answers 503 with
-        /// `Retry-After`.
-        #[arg(long, env = "CORE_MAX_IN_FLIGHT", default_value_t = DEFAULT_MAX_IN_FLIGHT, value_parser = clap::value_parser!(u32).range(1..))]
-        max_in_flight: u32,
-        /// Seconds an answer may make no progress because the client does not take it; the
-        /// connection is then closed.
-        #[arg(long, env = "CORE_SEND_TIMEOUT", default_value_t = DEFAULT_SEND_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
-        send_timeout: u64,
-        /// How many connections the server keeps open at once; one more is closed as soon as it
-        /// is accepted.
-        #[arg(long, env = "CORE_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..))]
-        max_connections: u32,
-        /// Requests a second a caller (a token; without a valid token, an address) may send on
-        /// average; beyond, 429 with `Retry-After`. 0 turns the limit off.
-        #[arg(long, env = "CORE_RATE_LIMIT", default_value_t = DEFAULT_RATE_LIMIT)]
-        rate_limit: u32,
-        /// Requests a caller may send at once after a pause.
-        #[arg(long, env = "CORE_RATE_BURST", default_value_t = DEFAULT_RATE_BURST, value_parser = clap::value_parser!(u32).range(1..))]
-        rate_burst: u32,
-        /// Seconds a request waits for the database (a connection, SQLite's write lock) before
-        /// it is answered 503 with `Retry-After`.
-        #[arg(long, env = "CORE_DATABASE_TIMEOUT", default_value_t = DEFAULT_DATABASE_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
-        database_timeout: u64,
-        /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
-        /// `token` (any valid bearer token) or `open`.
-        #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
-        metrics_access: core_server::settings::MetricsAccess,
-    },
+    Serve(ServeArgs),
+}
+
+/// The options of `core-server serve`.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The address to listen on.
+    #[arg(long, env = "CORE_BIND", default_value = DEFAULT_BIND)]
+    bind: SocketAddr,
+    #[command(flatten)]
+    database: DatabaseArg,
+    /// The XML namespace of message roots (`{xml_namespace}`).
+    #[arg(long, env = "CORE_XML_NAMESPACE", default_value = core_api::document::XML_NAMESPACE_DEFAULT)]
+    xml_namespace: String,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, env = "CORE_MAX_BODY_BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
+    max_body_bytes: usize,
+    /// A bootstrap document to load before serving (as `import` does).
+    #[arg(long)]
+    bootstrap: Option<std::path::PathBuf>,
+    /// Loads the demo catalogue (demo/demo.json) before serving and prints its token, alone,
+    /// on standard output.
+    #[arg(long)]
+    demo: bool,
+    /// The `sourceEnv` that answers carry in their `meta`.
+    #[arg(long, env = "CORE_SOURCE_ENV", default_value = DEFAULT_SOURCE_ENV)]
+    source_env: String,
+    /// The time zone local timestamps of requests are read in (PEO query): `UTC` or an
+    /// offset such as `+01:00`.
+    #[arg(long, env = "CORE_TIME_ZONE", default_value = "UTC")]
+    time_zone: core_server::local_time::TimeZone,
+    /// Seconds that requests running at SIGTERM or SIGINT get to finish before they are
+    /// cut off; the server then closes the database (on SQLite, folding its write-ahead log
+    /// into the file).
+    #[arg(long, env = "CORE_SHUTDOWN_GRACE", default_value_t = DEFAULT_SHUTDOWN_GRACE_SECONDS)]
+    shutdown_grace: u64,
+    /// Seconds the head of a request may take to arrive; a keep-alive connection idle that
+    /// long is closed too.
+    #[arg(long, env = "CORE_HEADER_TIMEOUT", default_value_t = DEFAULT_HEADER_TIMEOUT_SECONDS)]
+    header_timeout: u64,
+    /// Seconds the body of a request may take to arrive once its head has (408 beyond).
+    #[arg(long, env = "CORE_BODY_TIMEOUT", default_value_t = DEFAULT_BODY_TIMEOUT_SECONDS)]
+    body_timeout: u64,
+    /// How many requests the server takes at once; beyond them it answers 503 with
+    /// `Retry-After`.
+    #[arg(long, env = "CORE_MAX_IN_FLIGHT", default_value_t = DEFAULT_MAX_IN_FLIGHT, value_parser = clap::value_parser!(u32).range(1..))]
+    max_in_flight: u32,
+    /// Seconds an answer may make no progress because the client does not take it; the
+    /// connection is then closed.
+    #[arg(long, env = "CORE_SEND_TIMEOUT", default_value_t = DEFAULT_SEND_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    send_timeout: u64,
+    /// How many connections the server keeps open at once; one more is closed as soon as it
+    /// is accepted.
+    #[arg(long, env = "CORE_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Requests a second a caller (a token; without a valid token, an address) may send on
+    /// average; beyond, 429 with `Retry-After`. 0 turns the limit off.
+    #[arg(long, env = "CORE_RATE_LIMIT", default_value_t = DEFAULT_RATE_LIMIT)]
+    rate_limit: u32,
+    /// Requests a caller may send at once after a pause.
+    #[arg(long, env = "CORE_RATE_BURST", default_value_t = DEFAULT_RATE_BURST, value_parser = clap::value_parser!(u32).range(1..))]
+    rate_burst: u32,
+    /// Seconds a request waits for the database (a connection, SQLite's write lock) before
+    /// it is answered 503 with `Retry-After`.
+    #[arg(long, env = "CORE_DATABASE_TIMEOUT", default_value_t = DEFAULT_DATABASE_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    database_timeout: u64,
+    /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
+    /// `token` (any valid bearer token) or `open`.
+    #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
+    metrics_access: core_server::settings::MetricsAccess,
 }
 
 /// The database every subcommand works on.
@@ -201,26 +205,7 @@ enum RoleCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("CORE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        // A closed stderr must not stop the server: its default report of a failed write panics.
-        .log_internal_errors(false);
-    match cli.log_format {
-        LogFormat::Text => logs
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .init(),
-        // The event's fields at the top level, the request's span (its id) under `span`.
-        LogFormat::Json => logs
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_span_list(false)
-            .init(),
-    }
+    init_logs(cli.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -236,53 +221,7 @@ fn main() -> ExitCode {
                 messages(command, &database.database_url).await
             }
             Command::Import { file, database } => import(&file, &database.database_url).await,
-            Command::Serve {
-                bind,
-                database: DatabaseArg { database_url },
-                xml_namespace,
-                max_body_bytes,
-                bootstrap,
-                demo,
-                source_env,
-                time_zone,
-                shutdown_grace,
-                header_timeout,
-                body_timeout,
-                max_in_flight,
-                send_timeout,
-                max_connections,
-                rate_limit,
-                rate_burst,
-                database_timeout,
-                metrics_access,
-            } => {
-                let settings = Settings {
-                    bind,
-                    database_url,
-                    xml_namespace,
-                    max_body_bytes,
-                    limits: Limits::default(),
-                    bootstrap,
-                    demo,
-                    source_env,
-                    time_zone,
-                    shutdown_grace: Duration::from_secs(shutdown_grace),
-                    header_timeout: Duration::from_secs(header_timeout),
-                    body_timeout: Duration::from_secs(body_timeout),
-                    max_in_flight: max_in_flight as usize,
-                    send_timeout: Duration::from_secs(send_timeout),
-                    max_connections: max_connections as usize,
-                    rate_limit: RateLimit {
-                        per_second: rate_limit,
-                        burst: rate_burst,
-                    },
-                    database_timeout: Duration::from_secs(database_timeout),
-                    sqlite_max_pages: None,
-                    metrics_access,
-                    fault: None,
-                };
-                serve(settings).await.map_err(|error| error.to_string())
-            }
+            Command::Serve(options) => Ok(serve(options.settings()).await?),
         }
     });
     match result {
@@ -294,13 +233,66 @@ fn main() -> ExitCode {
     }
 }
 
-async fn token(command: TokenCommand, database_url: &str) -> Result<(), String> {
+/// Writes log lines on standard error, in the format asked for.
+fn init_logs(format: LogFormat) {
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CORE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        // A closed stderr must not stop the server: its default report of a failed write panics.
+        .log_internal_errors(false);
+    match format {
+        LogFormat::Text => logs
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        // The event's fields at the top level, the request's span (its id) under `span`.
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
+}
+
+impl ServeArgs {
+    /// The server's settings from the options.
+    fn settings(self) -> Settings {
+        Settings {
+            bind: self.bind,
+            database_url: self.database.database_url,
+            xml_namespace: self.xml_namespace,
+            max_body_bytes: self.max_body_bytes,
+            limits: Limits::default(),
+            bootstrap: self.bootstrap,
+            demo: self.demo,
+            source_env: self.source_env,
+            time_zone: self.time_zone,
+            shutdown_grace: Duration::from_secs(self.shutdown_grace),
+            header_timeout: Duration::from_secs(self.header_timeout),
+            body_timeout: Duration::from_secs(self.body_timeout),
+            max_in_flight: self.max_in_flight as usize,
+            send_timeout: Duration::from_secs(self.send_timeout),
+            max_connections: self.max_connections as usize,
+            rate_limit: RateLimit {
+                per_second: self.rate_limit,
+                burst: self.rate_burst,
+            },
+            database_timeout: Duration::from_secs(self.database_timeout),
+            sqlite_max_pages: None,
+            metrics_access: self.metrics_access,
+            deviation: None,
+        }
+    }
+}
+
+async fn token(command: TokenCommand, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url).await?;
     match command {
         TokenCommand::Issue { user, roles } => {
-            let token = auth::issue(&database, &user, &roles)
-                .await
-                .map_err(|error| error.to_string())?;
+            let token = auth::issue(&database, &user, &roles).await?;
             // Alone on standard output, so that scripts can capture it.
             println!("{token}");
             say(&format!(
@@ -312,18 +304,16 @@ async fn token(command: TokenCommand, database_url: &str) -> Result<(), String> 
             let target = match (&token, &user) {
                 (Some(token), _) => Revoke::Token(token),
                 (None, Some(user)) => Revoke::User(user),
-                (None, None) => return Err("give a token or --user".into()),
+                (None, None) => anyhow::bail!("give a token or --user"),
             };
-            let revoked = auth::revoke(&database, target)
-                .await
-                .map_err(|error| error.to_string())?;
+            let revoked = auth::revoke(&database, target).await?;
             say(&format!("core-server: revoked {revoked} token(s)"));
         }
     }
     Ok(())
 }
 
-async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
+async fn role(command: RoleCommand, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url).await?;
     match command {
         RoleCommand::Grant {
@@ -333,29 +323,26 @@ async fn role(command: RoleCommand, database_url: &str) -> Result<(), String> {
         } => {
             let grants = Grant::list(&modules, &operations);
             if grants.is_empty() {
-                return Err("give at least one --module or --operation".into());
+                anyhow::bail!("give at least one --module or --operation");
             }
-            auth::grant(&database, &role, &grants)
-                .await
-                .map_err(|error| error.to_string())?;
+            auth::grant(&database, &role, &grants).await?;
             say(&format!("core-server: role '{role}' now grants {grants:?}"));
         }
     }
     Ok(())
 }
 
-async fn messages(command: MessagesCommand, database_url: &str) -> Result<(), String> {
+async fn messages(command: MessagesCommand, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url).await?;
     match command {
         MessagesCommand::List { user, role } => {
             let messages =
                 core_server::modules::list_messages(&database, user.as_deref(), role.as_deref())
-                    .await
-                    .map_err(|error| error.to_string())?;
+                    .await?;
             let mut stdout = std::io::stdout().lock();
             for message in &messages {
-                let line = serde_json::to_string(message).map_err(|error| error.to_string())?;
-                writeln!(stdout, "{line}").map_err(|error| error.to_string())?;
+                let line = serde_json::to_string(message)?;
+                writeln!(stdout, "{line}")?;
             }
             say(&format!("core-server: {} message(s)", messages.len()));
         }
@@ -363,12 +350,12 @@ async fn messages(command: MessagesCommand, database_url: &str) -> Result<(), St
     Ok(())
 }
 
-async fn import(file: &std::path::Path, database_url: &str) -> Result<(), String> {
+async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url).await?;
     let mut bars = Bars::new();
     let loaded = bootstrap::load_file_reporting(&database, file, &mut bars)
         .await
-        .map_err(|error| format!("nothing was imported: {error}"))?;
+        .map_err(|error| anyhow::anyhow!("nothing was imported: {error}"))?;
     say(&format!(
         "core-server: imported {} ({} records inserted or updated)",
         file.display(),
@@ -434,10 +421,8 @@ impl bootstrap::progress::Progress for Bars {
     }
 }
 
-async fn open(database_url: &str) -> Result<Database, String> {
-    Database::connect(database_url)
-        .await
-        .map_err(|error| error.to_string())
+async fn open(database_url: &str) -> anyhow::Result<Database> {
+    Ok(Database::connect(database_url).await?)
 }
 
 async fn serve(settings: Settings) -> Result<(), server::ServeError> {

@@ -91,6 +91,61 @@ pub struct DomainValue {
     pub names: BTreeMap<String, String>,
 }
 
+/// Checks a node: its path, names, and its attributes' keys and domain values.
+fn check_node(record: &str, node: &ClassificationNode) -> Result<(), BootstrapError> {
+    fits(record, "path", &node.path, &tables::NODE, "path")?;
+    if node.path.matches('/').count() > MAX_DEPTH {
+        return Err(invalid(
+            record.to_string(),
+            "path",
+            format!("a node is at most {MAX_DEPTH} levels deep (D-23)"),
+        ));
+    }
+    for localized in node.names.values() {
+        name(record, "names", localized)?;
+    }
+    counted(record, "names", node.names.len(), (&tables::NAME, "itm"), 1)?;
+    counted(
+        record,
+        "attributes",
+        node.attributes.len(),
+        (&tables::NODE, "attr"),
+        0,
+    )?;
+    for attribute in &node.attributes {
+        fits(record, "attributes", &attribute.key, &tables::ATTR, "key")?;
+        let values = attribute.domain_values.len();
+        counted(
+            record,
+            "domainValues",
+            values,
+            (&tables::DOMAIN_VALS, "domainVal"),
+            0,
+        )?;
+        for value in &attribute.domain_values {
+            let texts = value.names.len();
+            counted(
+                record,
+                "domainValues",
+                texts,
+                (&tables::DOMAIN_VAL, "itm"),
+                0,
+            )?;
+            fits(
+                record,
+                "domainValues",
+                &value.tid,
+                &tables::DOMAIN_VAL,
+                "tid",
+            )?;
+            for text in value.names.values() {
+                fits(record, "domainValues", text, &tables::ITM, "value")?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks each classification: identity, names, node paths and names, attribute keys and domain
 /// values.
 pub(super) fn check<'d>(
@@ -115,63 +170,10 @@ pub(super) fn check<'d>(
             1,
         )?;
         for (node_index, node) in classification.nodes.iter().enumerate() {
-            let record = format!("{record}.nodes[{node_index}] ({})", node.path);
-            fits(&record, "path", &node.path, &tables::NODE, "path")?;
-            if node.path.matches('/').count() > MAX_DEPTH {
-                return Err(invalid(
-                    record,
-                    "path",
-                    format!("a node is at most {MAX_DEPTH} levels deep (D-23)"),
-                ));
-            }
-            for localized in node.names.values() {
-                name(&record, "names", localized)?;
-            }
-            counted(
-                &record,
-                "names",
-                node.names.len(),
-                (&tables::NAME, "itm"),
-                1,
+            check_node(
+                &format!("{record}.nodes[{node_index}] ({})", node.path),
+                node,
             )?;
-            counted(
-                &record,
-                "attributes",
-                node.attributes.len(),
-                (&tables::NODE, "attr"),
-                0,
-            )?;
-            for attribute in &node.attributes {
-                fits(&record, "attributes", &attribute.key, &tables::ATTR, "key")?;
-                let values = attribute.domain_values.len();
-                counted(
-                    &record,
-                    "domainValues",
-                    values,
-                    (&tables::DOMAIN_VALS, "domainVal"),
-                    0,
-                )?;
-                for value in &attribute.domain_values {
-                    let texts = value.names.len();
-                    counted(
-                        &record,
-                        "domainValues",
-                        texts,
-                        (&tables::DOMAIN_VAL, "itm"),
-                        0,
-                    )?;
-                    fits(
-                        &record,
-                        "domainValues",
-                        &value.tid,
-                        &tables::DOMAIN_VAL,
-                        "tid",
-                    )?;
-                    for text in value.names.values() {
-                        fits(&record, "domainValues", text, &tables::ITM, "value")?;
-                    }
-                }
-            }
         }
         checks.unique("classifications", &classification.tid, record)?;
     }

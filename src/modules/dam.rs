@@ -20,31 +20,7 @@ impl DamApi for Service {
         input: AssetsVersionsBinQuery,
     ) -> Result<Binary, ApiError> {
         let pool = self.database.reads();
-        let asset = match (
-            input.version_tid.as_deref(),
-            input.asset_id,
-            input.asset_tid.as_deref(),
-        ) {
-            (Some(tid), None, None) if input.version_number.is_none() => Named::Version(tid),
-            (Some(_), ..) => {
-                return Err(ApiError::Rule(
-                    "versionTid names a version alone: leave out assetId, assetTid and versionNumber"
-                        .to_string(),
-                ));
-            }
-            (None, Some(_), Some(_)) => {
-                return Err(ApiError::Rule(
-                    "give assetId or assetTid, not both".to_string(),
-                ));
-            }
-            (None, Some(id), None) => Named::Asset(Identity::Id(id)),
-            (None, None, Some(tid)) => Named::Asset(Identity::Key(tid)),
-            (None, None, None) => {
-                return Err(ApiError::Rule(
-                    "assetId, assetTid or versionTid must be given".to_string(),
-                ));
-            }
-        };
+        let asset = named(&input)?;
         let selector = match asset {
             Named::Version(tid) => Selector::Tid(tid),
             Named::Asset(identity) => {
@@ -111,4 +87,26 @@ impl DamApi for Service {
 enum Named<'a> {
     Version(&'a str),
     Asset(Identity<'a>),
+}
+
+/// What a query names: `versionTid` alone, or `assetId` or `assetTid` (with `versionNumber`).
+fn named(input: &AssetsVersionsBinQuery) -> Result<Named<'_>, ApiError> {
+    let given = (
+        input.version_tid.as_deref(),
+        input.asset_id,
+        input.asset_tid.as_deref(),
+    );
+    let text = match given {
+        (Some(tid), None, None) if input.version_number.is_none() => {
+            return Ok(Named::Version(tid));
+        }
+        (None, Some(id), None) => return Ok(Named::Asset(Identity::Id(id))),
+        (None, None, Some(tid)) => return Ok(Named::Asset(Identity::Key(tid))),
+        (Some(_), ..) => {
+            "versionTid names a version alone: leave out assetId, assetTid and versionNumber"
+        }
+        (None, Some(_), Some(_)) => "give assetId or assetTid, not both",
+        (None, None, None) => "assetId, assetTid or versionTid must be given",
+    };
+    Err(ApiError::Rule(text.to_string()))
 }

@@ -9,7 +9,11 @@ use xtask::tidy::{Finding, MAX_FILE_LINES, MAX_FUNCTION_LINES, Rule, check};
 fn the_workspace_keeps_every_house_rule() {
     let findings = check(&xtask::workspace_root()).expect("tidy reads the workspace");
     let shown: Vec<String> = findings.iter().map(Finding::to_string).collect();
-    assert!(shown.is_empty(), "run `cargo xtask tidy`:\n{}", shown.join("\n"));
+    assert!(
+        shown.is_empty(),
+        "run `cargo xtask tidy`:\n{}",
+        shown.join("\n")
+    );
 }
 
 /// A scratch tree under `target/`, emptied first.
@@ -32,7 +36,9 @@ fn found(name: &str, path: &str, text: &str) -> Vec<(Rule, usize)> {
     plant(&root, path, text);
     let findings = check(&root).expect("tidy reads the scratch tree");
     assert!(
-        findings.iter().all(|finding| finding.path == Path::new(path)),
+        findings
+            .iter()
+            .all(|finding| finding.path == Path::new(path)),
         "{findings:?}"
     );
     findings
@@ -71,7 +77,11 @@ fn panics_outside_tests_are_found() {
 #[test]
 fn a_file_without_a_module_doc_is_found() {
     assert_eq!(
-        found("doc", "tests/planted.rs", "// not a module doc\nfn a() {}\n"),
+        found(
+            "doc",
+            "tests/planted.rs",
+            "// not a module doc\nfn a() {}\n"
+        ),
         [(Rule::ModuleDoc, 1)]
     );
 }
@@ -103,7 +113,11 @@ fn a_stale_path_in_a_map_is_found() {
     assert_eq!(
         findings,
         [
-            (Rule::StalePath, 3, "`src/gone.rs` does not exist".to_string()),
+            (
+                Rule::StalePath,
+                3,
+                "`src/gone.rs` does not exist".to_string()
+            ),
             (Rule::StalePath, 5, "`src/moved` does not exist".to_string()),
         ]
     );

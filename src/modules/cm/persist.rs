@@ -44,29 +44,7 @@ impl Apply for Persist {
     ) -> Result<ResponseType, ItemError> {
         let mut echo = Persist::echo(project);
         let mut warnings = Vec::new();
-        let existing = match (project.id, &project.tid) {
-            (Some(id), tid) => {
-                let found = records::find(&mut **transaction, &CHANNELS, Identity::Id(id))
-                    .await?
-                    .ok_or_else(|| {
-                        batch::refuse(&echo, format!("Project with id {id} not found"))
-                    })?;
-                let stored = found.key.unwrap_or_default();
-                if let Some(tid) = tid
-                    && *tid != stored
-                {
-                    return Err(batch::refuse(
-                        &echo,
-                        format!("The tid of project {id} is '{stored}'"),
-                    ));
-                }
-                Some((found.id, stored))
-            }
-            (None, Some(tid)) => records::find(&mut **transaction, &CHANNELS, Identity::Key(tid))
-                .await?
-                .map(|found| (found.id, tid.clone())),
-            (None, None) => None,
-        };
+        let existing = existing(transaction, project, &echo).await?;
         let type_id = match &project.type_ {
             Some(name) => {
                 Some(channels::type_id(transaction, name).await?.ok_or_else(|| {
@@ -75,73 +53,154 @@ impl Apply for Persist {
             }
             None => None,
         };
-        let order_sequence = project.order_sequence;
-        let (id, tid, text) = match existing {
-            Some((id, tid)) => {
+        let (stored, text) = match existing {
+            Some(stored) => {
                 echo.action = Some("update".to_string());
-                let stored_parent = channels::parent_of(transaction, id).await?;
-                if let Some(parent) = parent(transaction, project).await?
-                    && parent != stored_parent
-                {
-                    warnings.push("Changing the parent is not supported".to_string());
-                }
                 let change = Change {
                     name: project.name.as_deref(),
                     type_id,
-                    order_sequence,
+                    order_sequence: project.order_sequence,
                 };
-                channels::update(transaction, id, &change, scope.now).await?;
-                (id, tid, "The project has been saved successfully")
+                update(
+                    transaction,
+                    project,
+                    stored.id,
+                    &change,
+                    &mut warnings,
+                    scope,
+                )
+                .await?;
+                (stored, "The project has been saved successfully")
             }
             None => {
-                let tid = project
-                    .tid
-                    .as_deref()
-                    .ok_or_else(|| batch::refuse(&echo, "Missing required value 'tid'"))?;
-                // Without a type there is no valid type: the specification's item table answers
-                // "project type not found" (D-42).
-                let type_id =
-                    type_id.ok_or_else(|| batch::refuse(&echo, "Project type '' not found"))?;
-                let parent_id = match parent(transaction, project).await? {
-                    Some(Some(parent)) => parent,
-                    Some(None) => return Err(batch::refuse(&echo, "Parent project not found")),
-                    None => {
-                        return Err(batch::refuse(
-                            &echo,
-                            "Missing required value 'parentTid' or 'parentId'",
-                        ));
-                    }
-                };
-                let name = project
-                    .name
-                    .as_deref()
-                    .ok_or_else(|| batch::refuse(&echo, "Missing required value 'name'"))?;
-                let new = New {
-                    tid,
-                    parent_id,
-                    type_id,
-                    order_sequence,
-                    name,
-                };
-                let id = batch::unless_taken(
-                    channels::insert(transaction, &new, scope.now).await,
-                    || batch::refuse(&echo, format!("Project '{tid}' already exists")),
-                )?;
-                (
-                    id,
-                    tid.to_string(),
-                    "The project has been created successfully",
-                )
+                let created = create(transaction, project, type_id, &echo, scope).await?;
+                (created, "The project has been created successfully")
             }
         };
-        echo.id = Some(id);
-        echo.tid = Some(tid);
+        echo.id = Some(stored.id);
+        echo.tid = Some(stored.tid);
         let mut locales = Locales::default();
         for val in project.vals.iter().flat_map(|vals| &vals.val) {
-            save(transaction, id, val, &mut locales, &mut warnings, &echo).await?;
+            save(
+                transaction,
+                stored.id,
+                val,
+                &mut locales,
+                &mut warnings,
+                &echo,
+            )
+            .await?;
         }
         Ok(batch::saved(echo, text, warnings))
     }
+}
+
+/// A stored channel an item names.
+struct Stored {
+    id: i64,
+    tid: String,
+}
+
+/// The stored channel an item names by `id` (whose `tid` it may not change) or `tid`; none for
+/// a new one.
+async fn existing(
+    transaction: &mut Tx,
+    project: &Project,
+    echo: &ResponseType,
+) -> Result<Option<Stored>, ItemError> {
+    match (project.id, &project.tid) {
+        (Some(id), tid) => {
+            let found = records::find(&mut **transaction, &CHANNELS, Identity::Id(id))
+                .await?
+                .ok_or_else(|| batch::refuse(echo, format!("Project with id {id} not found")))?;
+            let stored = found.key.unwrap_or_default();
+            if let Some(tid) = tid
+                && *tid != stored
+            {
+                return Err(batch::refuse(
+                    echo,
+                    format!("The tid of project {id} is '{stored}'"),
+                ));
+            }
+            Ok(Some(Stored {
+                id: found.id,
+                tid: stored,
+            }))
+        }
+        (None, Some(tid)) => Ok(
+            records::find(&mut **transaction, &CHANNELS, Identity::Key(tid))
+                .await?
+                .map(|found| Stored {
+                    id: found.id,
+                    tid: tid.clone(),
+                }),
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Updates a stored channel; a different parent is a warning (a channel does not move).
+async fn update(
+    transaction: &mut Tx,
+    project: &Project,
+    id: i64,
+    change: &Change<'_>,
+    warnings: &mut Vec<String>,
+    scope: &Scope<'_>,
+) -> Result<(), ItemError> {
+    let stored_parent = channels::parent_of(transaction, id).await?;
+    if let Some(parent) = parent(transaction, project).await?
+        && parent != stored_parent
+    {
+        warnings.push("Changing the parent is not supported".to_string());
+    }
+    channels::update(transaction, id, change, scope.now).await?;
+    Ok(())
+}
+
+/// Creates a channel: `tid`, a type, a parent and `name` are required.
+async fn create(
+    transaction: &mut Tx,
+    project: &Project,
+    type_id: Option<i64>,
+    echo: &ResponseType,
+    scope: &Scope<'_>,
+) -> Result<Stored, ItemError> {
+    let tid = project
+        .tid
+        .as_deref()
+        .ok_or_else(|| batch::refuse(echo, "Missing required value 'tid'"))?;
+    // Without a type there is no valid type: the specification's item table answers
+    // "project type not found" (D-42).
+    let type_id = type_id.ok_or_else(|| batch::refuse(echo, "Project type '' not found"))?;
+    let parent_id = match parent(transaction, project).await? {
+        Some(Some(parent)) => parent,
+        Some(None) => return Err(batch::refuse(echo, "Parent project not found")),
+        None => {
+            return Err(batch::refuse(
+                echo,
+                "Missing required value 'parentTid' or 'parentId'",
+            ));
+        }
+    };
+    let name = project
+        .name
+        .as_deref()
+        .ok_or_else(|| batch::refuse(echo, "Missing required value 'name'"))?;
+    let new = New {
+        tid,
+        parent_id,
+        type_id,
+        order_sequence: project.order_sequence,
+        name,
+    };
+    let id = batch::unless_taken(channels::insert(transaction, &new, scope.now).await, || {
+        batch::refuse(echo, format!("Project '{tid}' already exists"))
+    })?;
+    Ok(Stored {
+        id,
+        tid: tid.to_string(),
+    })
 }
 
 /// The parent an item names, `parentId` first: `None` when it names none, `Some(None)` when the

@@ -152,66 +152,96 @@ impl Apply for Persist {
             (Some(id), _) => Some(find_glossary(transaction, Identity::Id(id), &echo).await?),
             (None, Some(tid)) => Some(find_glossary(transaction, Identity::Key(tid), &echo).await?),
         };
-        let (id, tid, action, description) =
-            match Identity::preferring_tid(entry.tid.as_deref(), entry.id) {
-                Some(identity) => {
-                    let (id, tid) = find_entry(transaction, identity).await?.ok_or_else(|| {
-                        let identity = entry
-                            .id
-                            .map(|id| id.to_string())
-                            .or_else(|| entry.tid.clone())
-                            .unwrap_or_default();
-                        batch::refuse(
-                            &echo,
-                            format!("Sentence with identity '{identity}' not found."),
-                        )
-                    })?;
-                    let change = Entry {
-                        glossary,
-                        loc: entry.loc.as_deref(),
-                        type_: entry.type_.as_deref(),
-                        fields: &fields,
-                    };
-                    stored::update(transaction, id, &change).await?;
-                    (
-                        id,
-                        tid,
-                        "update",
-                        "The glossary entry has been updated successfully",
-                    )
-                }
-                None => {
-                    let Some(glossary) = glossary else {
-                        return Err(batch::refuse(
-                            &echo,
-                            "Glossary entry does not contain a link to a glossary",
-                        ));
-                    };
-                    let Some(loc) = entry.loc.as_deref() else {
-                        return Err(batch::refuse(&echo, "Missing required value 'loc'"));
-                    };
-                    let Some(type_) = entry.type_.as_deref() else {
-                        return Err(batch::refuse(&echo, "Missing required value 'type'"));
-                    };
-                    let tid = uuid::Uuid::new_v4().to_string();
-                    let id =
-                        stored::insert(transaction, &tid, glossary, loc, type_, &fields).await?;
-                    (
-                        id,
-                        tid,
-                        "create",
-                        "The glossary entry has been created successfully",
-                    )
-                }
-            };
+        let saved = match Identity::preferring_tid(entry.tid.as_deref(), entry.id) {
+            Some(identity) => {
+                let change = Entry {
+                    glossary,
+                    loc: entry.loc.as_deref(),
+                    type_: entry.type_.as_deref(),
+                    fields: &fields,
+                };
+                update(transaction, identity, entry, &change, &echo).await?
+            }
+            None => create(transaction, glossary, entry, &fields, &echo).await?,
+        };
         for translation in &translations {
-            stored::set_translation(transaction, id, translation, &fields).await?;
+            stored::set_translation(transaction, saved.id, translation, &fields).await?;
         }
-        let mut record = batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, description);
-        record.id = Some(id);
-        record.tid = Some(tid);
+        let mut record = batch::record(
+            DATA_TYPE,
+            saved.action,
+            ResponseTypeStatus::Success,
+            saved.description,
+        );
+        record.id = Some(saved.id);
+        record.tid = Some(saved.tid);
         Ok(record)
     }
+}
+
+/// An entry saved: its identity, and how its record describes the save.
+struct Saved {
+    id: i64,
+    tid: String,
+    action: &'static str,
+    description: &'static str,
+}
+
+/// Updates the entry an item names by `tid` (first) or `id`.
+async fn update(
+    transaction: &mut Tx,
+    identity: Identity<'_>,
+    entry: &GlossaryEntry,
+    change: &Entry<'_>,
+    echo: &ResponseType,
+) -> Result<Saved, ItemError> {
+    let Some(found) = find_entry(transaction, identity).await? else {
+        let identity = entry
+            .id
+            .map(|id| id.to_string())
+            .or_else(|| entry.tid.clone())
+            .unwrap_or_default();
+        let text = format!("Sentence with identity '{identity}' not found.");
+        return Err(batch::refuse(echo, text));
+    };
+    stored::update(transaction, found.id, change).await?;
+    Ok(Saved {
+        id: found.id,
+        tid: found.tid,
+        action: "update",
+        description: "The glossary entry has been updated successfully",
+    })
+}
+
+/// Creates an entry (its tid a new UUID) in the glossary the item names, with its `loc` and
+/// `type`.
+async fn create(
+    transaction: &mut Tx,
+    glossary: Option<i64>,
+    entry: &GlossaryEntry,
+    fields: &Fields,
+    echo: &ResponseType,
+) -> Result<Saved, ItemError> {
+    let Some(glossary) = glossary else {
+        return Err(batch::refuse(
+            echo,
+            "Glossary entry does not contain a link to a glossary",
+        ));
+    };
+    let Some(loc) = entry.loc.as_deref() else {
+        return Err(batch::refuse(echo, "Missing required value 'loc'"));
+    };
+    let Some(type_) = entry.type_.as_deref() else {
+        return Err(batch::refuse(echo, "Missing required value 'type'"));
+    };
+    let tid = uuid::Uuid::new_v4().to_string();
+    let id = stored::insert(transaction, &tid, glossary, loc, type_, fields).await?;
+    Ok(Saved {
+        id,
+        tid,
+        action: "create",
+        description: "The glossary entry has been created successfully",
+    })
 }
 
 /// A glossary's id, or the item's refusal.
@@ -226,13 +256,22 @@ async fn find_glossary(
         .ok_or_else(|| batch::refuse(echo, "There is no glossary with the given identity"))
 }
 
-/// An entry's id and tid.
+/// A stored entry's id and tid.
+struct FoundEntry {
+    id: i64,
+    tid: String,
+}
+
+/// The stored entry with this identity.
 async fn find_entry(
     transaction: &mut Tx,
     identity: Identity<'_>,
-) -> Result<Option<(i64, String)>, sqlx::Error> {
+) -> Result<Option<FoundEntry>, sqlx::Error> {
     let found = records::find(&mut **transaction, &GLOSSARY_ENTRIES, identity).await?;
-    Ok(found.map(|found| (found.id, found.key.unwrap_or_default())))
+    Ok(found.map(|found| FoundEntry {
+        id: found.id,
+        tid: found.key.unwrap_or_default(),
+    }))
 }
 
 /// The target glossary of a copy or move action: its `meta` key `glossaryId`.
@@ -295,7 +334,7 @@ impl Apply for Perform {
             Some(identity) => find_entry(transaction, identity).await?,
             None => None,
         };
-        let (id, tid) = found.ok_or_else(|| {
+        let FoundEntry { id, tid } = found.ok_or_else(|| {
             batch::refuse(
                 &echo,
                 "There is no glossary entry with the given tid/identity",

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest};
+use sqlx::AnyPool;
 
 use crate::{
     auth::Caller,
@@ -190,6 +191,41 @@ async fn whole(
         .collect())
 }
 
+/// The id of a product the caller may see, by tid (404 otherwise).
+async fn visible_product(pool: &AnyPool, caller: &Caller, tid: &str) -> Result<i64, ApiError> {
+    let mut connection = pool.acquire().await?;
+    let found = records::find_restricted(&mut connection, &PRODUCTS, Identity::Key(tid))
+        .await?
+        .filter(|(_, roles)| caller.sees(roles));
+    match found {
+        Some((id, _)) => Ok(id),
+        None => Err(ApiError::NotFound(format!("Product '{tid}' not found"))),
+    }
+}
+
+/// The ids of the PEOs linked to a channel (by tid; 404 when unknown), or to it and its
+/// descendants.
+async fn of_project(
+    pool: &AnyPool,
+    tid: &str,
+    with_children: bool,
+) -> Result<HashSet<i64>, ApiError> {
+    let project = records::find(pool, &CHANNELS, Identity::Key(tid))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Project '{tid}' not found")))?;
+    let channels: Vec<i64> = if with_children {
+        channels::subtree(pool, project.id, None)
+            .await?
+            .into_iter()
+            .map(|node| node.id)
+            .collect()
+    } else {
+        vec![project.id]
+    };
+    let links = channels::peo_links(pool, &channels).await?;
+    Ok(links.into_iter().map(|link| link.peo_id).collect())
+}
+
 /// PEO query: the tids of the PEOs matching every criterion given that the caller may see,
 /// sorted.
 pub(crate) async fn query(
@@ -217,35 +253,11 @@ pub(crate) async fn query(
         request.modified_until.as_deref().map(String::as_str),
     )?;
     let product = match &request.tid_product {
-        Some(tid) => {
-            let mut connection = pool.acquire().await?;
-            let found = records::find_restricted(&mut connection, &PRODUCTS, Identity::Key(tid))
-                .await?
-                .filter(|(_, roles)| caller.sees(roles));
-            match found {
-                Some((id, _)) => Some(id),
-                None => return Err(ApiError::NotFound(format!("Product '{tid}' not found"))),
-            }
-        }
+        Some(tid) => Some(visible_product(pool, caller, tid).await?),
         None => None,
     };
-    let of_project: Option<HashSet<i64>> = match &request.tid_project {
-        Some(tid) => {
-            let project = records::find(pool, &CHANNELS, Identity::Key(tid))
-                .await?
-                .ok_or_else(|| ApiError::NotFound(format!("Project '{tid}' not found")))?;
-            let channels: Vec<i64> = if request.with_children {
-                channels::subtree(pool, project.id, None)
-                    .await?
-                    .into_iter()
-                    .map(|node| node.id)
-                    .collect()
-            } else {
-                vec![project.id]
-            };
-            let links = channels::peo_links(pool, &channels).await?;
-            Some(links.into_iter().map(|link| link.peo_id).collect())
-        }
+    let of_project = match &request.tid_project {
+        Some(tid) => Some(of_project(pool, tid, request.with_children).await?),
         None => None,
     };
     let names: HashSet<&str> = request.names.iter().map(String::as_str).collect();

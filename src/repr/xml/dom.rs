@@ -312,6 +312,21 @@ impl<'a> Builder<'a, '_> {
             seen: 0,
             takes_text,
         });
+        let seen_attributes = self.attributes(start, fields)?;
+        if let Some(open) = self.stack.last_mut() {
+            open.seen |= seen_attributes;
+        }
+        self.dom.nodes[id as usize].attributes.1 = self.dom.attributes.len() as u32;
+        Ok(())
+    }
+
+    /// Reads an element's attributes into the DOM: a bitmask of the fields they set.
+    #[inline]
+    fn attributes(
+        &mut self,
+        start: &BytesStart<'a>,
+        fields: &'static [Field],
+    ) -> Result<u64, DecodeError> {
         let mut seen_attributes = 0u64;
         // The attributes, read from the input itself so that their values borrow from it; the
         // bitmask below finds repeated attributes, so quick-xml's quadratic check is off.
@@ -358,11 +373,7 @@ impl<'a> Builder<'a, '_> {
                 value,
             });
         }
-        if let Some(open) = self.stack.last_mut() {
-            open.seen |= seen_attributes;
-        }
-        self.dom.nodes[id as usize].attributes.1 = self.dom.attributes.len() as u32;
-        Ok(())
+        Ok(seen_attributes)
     }
 
     fn text(&mut self, text: Cow<'a, str>) -> Result<(), DecodeError> {

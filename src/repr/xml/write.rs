@@ -81,16 +81,7 @@ impl Writer {
             self.attribute_text(namespace)?;
             self.out.push('"');
         }
-        for field in fields.iter().filter(|field| field.node == Node::Attribute) {
-            if let Some(value) = object.get(field.name) {
-                self.out.push(' ');
-                self.out.push_str(field.xml_name);
-                self.out.push_str("=\"");
-                let text = self.scalar_text(value)?;
-                self.attribute_text(&text)?;
-                self.out.push('"');
-            }
-        }
+        self.attributes(fields, object)?;
         if let Some(field) = fields.iter().find(|field| field.node == Node::Text) {
             let text = match object.get(field.name) {
                 Some(value) => self.scalar_text(value)?,
@@ -134,6 +125,25 @@ impl Writer {
         self.out.push_str("</");
         self.out.push_str(name);
         self.out.push_str(">\n");
+        Ok(())
+    }
+
+    /// Writes the attributes of an element's start tag.
+    fn attributes(
+        &mut self,
+        fields: &[Field],
+        object: &serde_json::Map<String, Value>,
+    ) -> Result<(), EncodeError> {
+        for field in fields.iter().filter(|field| field.node == Node::Attribute) {
+            if let Some(value) = object.get(field.name) {
+                self.out.push(' ');
+                self.out.push_str(field.xml_name);
+                self.out.push_str("=\"");
+                let text = self.scalar_text(value)?;
+                self.attribute_text(&text)?;
+                self.out.push('"');
+            }
+        }
         Ok(())
     }
 
