@@ -11,6 +11,7 @@
 mod client;
 mod model;
 mod published;
+mod rules;
 mod server;
 mod tables;
 mod types;
