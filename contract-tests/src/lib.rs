@@ -32,11 +32,6 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The folder of the insta snapshots.
-pub fn snapshot_dir() -> PathBuf {
-    workspace_root().join("snapshots")
-}
-
 /// The authored document's text.
 pub fn document_text() -> String {
     std::fs::read_to_string(workspace_root().join("openapi/core-v1.yaml"))

@@ -3,9 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use contract_tests::{
-    Example, document, document_text, examples, published, snapshot_dir, table, validator,
-};
+use contract_tests::{Example, document, document_text, examples, published, table, validator};
 use core_api::types;
 use core_api_support::Representation;
 use core_server::repr::{Codec, Limits, tree};
@@ -459,7 +457,7 @@ fn operation_table() {
             })
         })
         .collect();
-    insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false}, {
+    insta::with_settings!({prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("operations", table);
     });
 }

@@ -3,7 +3,7 @@
 
 use std::{collections::BTreeMap, fmt::Write};
 
-use contract_tests::{document, examples, snapshot_dir, table};
+use contract_tests::{document, examples, table};
 use core_api::document::XML_NAMESPACE_DEFAULT;
 use core_api_support::Representation::{self, Compact, Json, Xml};
 use core_server::repr::{Codec, Limits};
@@ -60,7 +60,7 @@ fn every_example_in_every_representation() {
         }
     }
     assert!(groups.len() > 50, "only {} examples", groups.len());
-    insta::with_settings!({snapshot_path => snapshot_dir(), prepend_module_to_snapshot => false, omit_expression => true}, {
+    insta::with_settings!({prepend_module_to_snapshot => false, omit_expression => true}, {
         for (name, text) in groups {
             insta::assert_snapshot!(name, text);
         }

@@ -58,7 +58,6 @@ const TOP_LEVEL: &[&str] = &[
     "migrations/",
     "openapi/",
     "demo/",
-    "snapshots/",
     ".ci/",
 ];
 

@@ -1,26 +1,25 @@
-//! The contract suite over HTTP, one file per resource or concern, run by the harness of
-//! `contract_tests::harness`: every test, then the coverage report of every operation of the
-//! document (`contract_tests::coverage`). On SQLite and, when `CORE_TEST_POSTGRES_URL` is set,
-//! PostgreSQL (`contract_tests::backends`).
+//! The contract suite over HTTP, run by the harness of `contract_tests::harness`: every test,
+//! then the coverage report of every operation of the document (`contract_tests::coverage`). On
+//! SQLite and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL (`contract_tests::backends`).
+//!
+//! One folder per module of the specification (`common/`, `cm/`, `pim/`, `peo/`, `dam/`), one
+//! file per resource in it with its tests and its answer scenarios ([`answers`]), and the
+//! module's answer snapshots in its `snapshots/`. The files at this level test what crosses
+//! operations: authentication, HTTP, limits, the documented examples, the generated client and
+//! the conformance runner.
 
 mod answers;
 mod auth;
 mod client;
 mod cm;
+mod common;
 mod conformance;
 mod dam;
 mod examples;
-mod glossary;
 mod http;
-mod keywords;
 mod limits;
-mod links;
-mod locales;
-mod messages;
 mod peo;
-mod peo_links;
 mod pim;
-mod transform;
 
 fn main() {
     let trials = [
@@ -28,20 +27,14 @@ fn main() {
         auth::trials(),
         client::trials(),
         cm::trials(),
+        common::trials(),
         conformance::trials(),
         dam::trials(),
         examples::trials(),
-        glossary::trials(),
         http::trials(),
-        keywords::trials(),
         limits::trials(),
-        links::trials(),
-        locales::trials(),
-        messages::trials(),
         peo::trials(),
-        peo_links::trials(),
         pim::trials(),
-        transform::trials(),
     ];
     contract_tests::harness::main(trials.into_iter().flatten().collect())
 }

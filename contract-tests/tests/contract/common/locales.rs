@@ -2,9 +2,12 @@
 //! `exportConfig`; on SQLite and, when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{TestServer, backends, fixture, issue_item};
+use core_api::operations as op;
 use core_api::operations::{COMPONENTS_RETRIEVE, LOCALES_RETRIEVE as RETRIEVE};
 use core_api_support::Representation::{self, Compact, Json, Xml};
 use serde_json::{Value, json};
+
+use crate::answers::{self, Scenario};
 
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
@@ -155,7 +158,24 @@ async fn components_answer_the_configured_map_or_404() {
     }
 }
 
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "locales_retrieve",
+            &op::LOCALES_RETRIEVE,
+            json!({"mode": "CONTENT", "exportConfig": true}),
+        ),
+        Scenario::new("components_retrieve", &op::COMPONENTS_RETRIEVE, json!({})),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
 contract_tests::trials!(
     modes_select_and_rules_refuse,
     components_answer_the_configured_map_or_404,
+    answers_in_every_representation,
 );

@@ -4,12 +4,15 @@
 //! reads glossary entries, so state is checked through later items and in the database.
 
 use contract_tests::{TestServer, backends, coverage, fixture, issue_item, post_json, records};
+use core_api::operations as op;
 use core_api::operations::{
     GLOSSARY_ENTRIES_PERFORM as PERFORM, GLOSSARY_ENTRIES_PERSIST as PERSIST,
 };
 use core_api_support::Operation;
 use serde_json::{Value, json};
 use sqlx::Row;
+
+use crate::answers::{self, Scenario};
 
 async fn server(url: &str) -> TestServer {
     let server = TestServer::start_on(url).await;
@@ -336,7 +339,49 @@ async fn perform_deletes_copies_and_moves() {
     }
 }
 
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "glossary_entries_persist",
+            &op::GLOSSARY_ENTRIES_PERSIST,
+            json!({"glossaryEntries": {"glossaryEntry": [
+                {"parentTid": "GL-TEXTILES", "loc": "en_GB", "type": "term",
+                 "meta": {"itm": answers::itm(&[("value", "wool"), ("forbidden", "false"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])},
+                 "links": {"itms": [{"loc": "de_DE", "mode": "delta", "type": "translation", "itm": answers::itm(&[("similarity", "100"), ("value", "Wolle")])}]}},
+                {"tid": "GE-LINEN", "meta": {"itm": answers::itm(&[("value", "linen cloth"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])}},
+                {"parentId": 1, "loc": "en_GB", "type": "phrase"},
+                {"tid": "GE-404"},
+                {"loc": "en_GB", "type": "term"},
+                {"parentTid": "GL-404", "loc": "en_GB", "type": "term"},
+                {"parentId": 1, "type": "term"},
+                {"parentId": 1, "loc": "xx_XX", "type": "term"},
+                {"parentId": 1, "loc": "en_GB", "type": "term", "meta": {"itm": answers::itm(&[("forbidden", "maybe")])}}
+            ]}}),
+        ),
+        Scenario::new(
+            "glossary_entries_perform",
+            &op::GLOSSARY_ENTRIES_PERFORM,
+            json!({"actions": {"action": [
+                {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-COTTON", "meta": {"itm": answers::itm(&[("glossaryId", "2")])}},
+                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": answers::itm(&[("glossaryId", "2")])}},
+                {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-CARE"},
+                {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-404"},
+                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-SALE", "meta": {"itm": answers::itm(&[("glossaryId", "99")])}},
+                {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-SALE"},
+                {"dataType": "glossaryEntry", "type": "archive", "tid": "GE-SALE"},
+                {"dataType": "keyword", "type": "delete", "tid": "GE-SALE"}
+            ]}}),
+        ),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
 contract_tests::trials!(
     persist_creates_updates_and_says_every_item_message,
     perform_deletes_copies_and_moves,
+    answers_in_every_representation,
 );

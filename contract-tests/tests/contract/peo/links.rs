@@ -3,10 +3,13 @@
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The demo catalogue is the fixture.
 
 use contract_tests::{TestServer, backends, coverage, fixture, records};
+use core_api::operations as op;
 use core_api::operations::PEOS_LINKS_PERSIST as PERSIST;
 use core_api_support::Representation::{Compact, Xml};
 use serde_json::{Value, json};
 use sqlx::Row;
+
+use crate::answers::{self, Scenario};
 
 /// A token of the demo's role `editor`, which does not hold `marketing`.
 const EDITOR: &str = "ed170ed170ed170e.ed170ed170ed170ed170ed170ed170ed1";
@@ -136,4 +139,38 @@ async fn pairs_link_and_every_item_message_is_said() {
     }
 }
 
-contract_tests::trials!(pairs_link_and_every_item_message_is_said,);
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "peos_links_persist",
+            &op::PEOS_LINKS_PERSIST,
+            json!({"links": {"itms": [
+                {"type": "peoToProject", "itms": [
+                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])},
+                    {"itm": answers::itm(&[("peoTid", "PEO-404"), ("projectTid", "CAT-2027")])},
+                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "NOPE")])},
+                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB")])}
+                ]},
+                {"type": "peoToProduct", "itms": [{"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])}]}
+            ]}}),
+        ),
+        Scenario::new(
+            "peos_links_persist_access_rights",
+            &op::PEOS_LINKS_PERSIST,
+            json!({"links": {"itms": [{"type": "peoToProject", "itms": [
+                {"itm": answers::itm(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])}
+            ]}]}}),
+        )
+        .token(answers::EDITOR),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
+contract_tests::trials!(
+    pairs_link_and_every_item_message_is_said,
+    answers_in_every_representation,
+);

@@ -1,196 +1,20 @@
-//! `keywords/retrieve` and `keywords/persist` over HTTP (D-14, D-15, D-16), on SQLite and, when
-//! `CORE_TEST_POSTGRES_URL` is set, on PostgreSQL: what persist writes, retrieve returns; each item
-//! of a batch succeeds or fails alone; concurrent clients never share an id.
+//! `keywords/persist` over HTTP: each item succeeds or fails alone, bad requests are refused
+//! whole, the representations agree, and concurrent clients never share an id.
 
 use std::collections::HashSet;
 
 use contract_tests::{
-    TestServer, backends,
-    coverage::{self, said, status_and_description},
-    fixture, issue_item, media, post_json, records,
+    backends,
+    coverage::{said, status_and_description},
+    issue_item, media,
 };
+use core_api::operations as op;
 use core_api::operations::{KEYWORDS_PERSIST as PERSIST, KEYWORDS_RETRIEVE as RETRIEVE};
-use core_api_support::{
-    Operation,
-    Representation::{Compact, Json, Xml},
-};
-use core_server::bootstrap::Bootstrap;
+use core_api_support::Representation::{Compact, Json, Xml};
 use serde_json::{Value, json};
 
-/// A token of the role `reader`, which may call the Common module but not see restricted assets.
-const READER: &str = "0123456789abcdef.0123456789abcdef0123456789abcdef";
-
-/// Keywords with asset links, one of the assets restricted to a role.
-fn keywords() -> Bootstrap {
-    fixture(json!({
-        "locales": [{"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}],
-        "assets": [
-            {"tid": "A-1001", "name": "summer.jpg"},
-            {"tid": "A-SECRET", "name": "secret.jpg", "restrictedTo": ["secret"]}
-        ],
-        "keywords": [
-            {"path": "/Season", "names": {"de_DE": "Jahreszeit"}},
-            {"path": "/Season/Summer", "names": {"de_DE": "Sommer"}, "assets": ["A-1001", "A-SECRET"]}
-        ],
-        "roles": [{"name": "reader", "modules": ["Common"]}, {"name": "secret"}],
-        "tokens": [{"user": "reader", "roles": ["reader"], "token": READER}]
-    }))
-}
-
-async fn server(url: &str) -> TestServer {
-    let server = TestServer::start_on(url).await;
-    server.load(&keywords()).await;
-    server
-}
-
-/// Posts a JSON body and answers status and JSON body.
-async fn post(server: &TestServer, operation: &'static Operation, body: &Value) -> (u16, Value) {
-    post_json(server, &server.token, operation, body).await
-}
-
-/// Persists keywords given as `kwd` objects; answers the records.
-async fn persist(server: &TestServer, kwd: Value) -> Vec<Value> {
-    records(
-        server,
-        &server.token,
-        &PERSIST,
-        &json!({"kwds": {"kwd": kwd}}),
-    )
-    .await
-}
-
-/// Retrieves keywords; answers the `kwd` list.
-async fn retrieve(server: &TestServer, request: Value) -> Vec<Value> {
-    let (status, body) = post(server, &RETRIEVE, &request).await;
-    assert_eq!(status, 200, "{body}");
-    body["kwds"]["kwd"].as_array().cloned().unwrap_or_default()
-}
-
-fn paths(kwds: &[Value]) -> Vec<&str> {
-    kwds.iter().filter_map(|kwd| kwd["path"].as_str()).collect()
-}
-
-fn name(value: &str) -> Value {
-    json!({"itm": [{"value": value}]})
-}
-
-async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
-    for url in backends("keywords retrieval").await {
-        let server = server(&url).await;
-        persist(
-            &server,
-            json!([
-                {"parentPath": "/Season", "name": name("Winter")},
-                {"parentPath": "/Season/Summer", "name": name("July")},
-                {"name": name("Brand")}
-            ]),
-        )
-        .await;
-        // `/` and level 1: the roots only, siblings by orderNumber.
-        let roots = retrieve(&server, json!({"path": "/"})).await;
-        assert_eq!(paths(&roots), ["/Season", "/Brand"]);
-        assert!(roots[0].get("parentId").is_none() && roots[0].get("links").is_none());
-        // All levels, depth first.
-        let all = retrieve(&server, json!({"path": "/", "level": -1})).await;
-        assert_eq!(
-            paths(&all),
-            [
-                "/Season",
-                "/Season/Summer",
-                "/Season/Summer/July",
-                "/Season/Winter",
-                "/Brand"
-            ]
-        );
-        let summer = &all[1];
-        assert_eq!(summer["parentId"], all[0]["id"]);
-        assert_eq!(summer["parentPath"], "/Season");
-        assert_eq!(
-            summer["name"],
-            json!({"itm": [{"value": "Summer"}, {"value": "Sommer", "loc": "de_DE"}]})
-        );
-        let meta: Vec<(&str, &str)> = summer["meta"]["itm"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|itm| {
-                (
-                    itm["key"].as_str().unwrap_or_default(),
-                    itm["value"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
-        assert_eq!(meta[0].0, "creationDate");
-        assert!(
-            meta[0].1.ends_with('Z') && meta[0].1.len() == 24,
-            "{meta:?}"
-        );
-        assert_eq!(meta[1..], [("orderNumber", "1"), ("parent", "Season")]);
-        // Two levels below `/`; a non-root path lists only what is below it.
-        let two = retrieve(&server, json!({"path": "/", "level": 2})).await;
-        assert_eq!(
-            paths(&two),
-            ["/Season", "/Season/Summer", "/Season/Winter", "/Brand"]
-        );
-        let below = retrieve(&server, json!({"path": "/Season", "level": 1})).await;
-        assert_eq!(paths(&below), ["/Season/Summer", "/Season/Winter"]);
-        // Links only when asked for, an empty `links` for a keyword without any, and restricted
-        // assets only for callers holding their role (admin holds every one).
-        let linked = retrieve(&server, json!({"path": "/Season", "retrieveLinks": true})).await;
-        assert_eq!(
-            linked[0]["links"],
-            json!({"itms": [{"type": "asset", "itm": [{"value": "A-1001"}, {"value": "A-SECRET"}]}]})
-        );
-        assert_eq!(linked[1]["links"], json!({"itms": []}));
-        let (_, body) = post_json(
-            &server,
-            READER,
-            &RETRIEVE,
-            &json!({"path": "/Season", "retrieveLinks": true}),
-        )
-        .await;
-        assert_eq!(
-            body["kwds"]["kwd"][0]["links"]["itms"][0]["itm"],
-            json!([{"value": "A-1001"}])
-        );
-        server.stop().await;
-    }
-}
-
-async fn retrieval_refuses_bad_levels_and_paths() {
-    for url in backends("keywords retrieval refusals").await {
-        let server = server(&url).await;
-        for (request, status, message) in [
-            (json!({"path": "/", "level": 0}), 400, "level: 0 is invalid"),
-            (
-                json!({"path": "/", "level": -2}),
-                400,
-                "level: -2 is invalid",
-            ),
-            (json!({}), 400, "missing required value 'path'"),
-            (
-                json!({"path": "/", "level": "one"}),
-                400,
-                "level: expected integer",
-            ),
-            (json!({"path": 5}), 400, "path: expected string"),
-            (
-                json!({"path": "/Nope"}),
-                404,
-                "Keyword with path '/Nope' not found",
-            ),
-        ] {
-            let (answer, body) = post(&server, &RETRIEVE, &request).await;
-            assert_eq!(answer, status, "{request}: {body}");
-            let said = issue_item(&body, "errorMessage").unwrap_or_default();
-            assert!(
-                coverage::contains(&RETRIEVE, said, message),
-                "{request}: {said}"
-            );
-        }
-        server.stop().await;
-    }
-}
+use super::{name, paths, persist, post, retrieve, server};
+use crate::answers::{self, Scenario};
 
 async fn persist_creates_updates_and_refuses_each_item_alone() {
     for url in backends("keywords persist").await {
@@ -641,13 +465,38 @@ async fn failing_items_inside_groups_leave_out_only_themselves() {
     }
 }
 
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![Scenario::new(
+        "keywords_persist",
+        &op::KEYWORDS_PERSIST,
+        json!({"kwds": {"kwd": [
+            {"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}, {"value": "Herbst", "loc": "de_DE"}]}},
+            {"path": "/Season/Winter", "name": answers::name("Cold Season")},
+            {"parentId": 999999, "name": answers::name("Orphan")},
+            {"parentPath": "/Nope", "name": answers::name("Orphan")},
+            {"parentPath": "/", "name": answers::name("Season")},
+            {"name": {"itm": [{"value": "Ohne", "loc": "de_DE"}]}},
+            {"name": answers::name("a/b")},
+            {"id": 999999, "name": answers::name("Ghost")},
+            {"path": "/Ghost", "name": answers::name("Ghost")},
+            {"path": "/Materials/Cotton", "parentPath": "/Season"},
+            {"name": {"itm": [{"value": "Twice"}, {"value": "Again"}]}},
+            {"name": {"itm": [{"value": "Twice"}, {"value": "X", "loc": "de_DE"}, {"value": "Y", "loc": "de_DE"}]}}
+        ]}}),
+    )]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
 contract_tests::trials!(
-    retrieval_walks_levels_in_pre_order_with_names_meta_and_links,
-    retrieval_refuses_bad_levels_and_paths,
     persist_creates_updates_and_refuses_each_item_alone,
     persist_refuses_bad_requests_whole,
     persist_answers_alike_in_every_representation,
     sixteen_clients_persist_at_once_without_sharing_an_id,
     paths_longer_than_the_document_allows_are_refused,
     failing_items_inside_groups_leave_out_only_themselves,
+    answers_in_every_representation,
 );

@@ -4,10 +4,13 @@
 //! configured time zone; restricted PEOs left out for callers without rights.
 
 use contract_tests::{TestServer, backends, coverage, fixture, issue_item, post_json};
+use core_api::operations as op;
 use core_api::operations::{PEOS_QUERY, PEOS_RETRIEVE};
 use core_api_support::Representation::{Compact, Json, Xml};
 use core_server::{bootstrap::Bootstrap, storage::Database};
 use serde_json::{Value, json};
+
+use crate::answers::{self, Scenario};
 
 /// A token of the role `reader` (PEO), which sees no restricted PEO or product.
 const READER: &str = "9a9a9a9a9a9a9a9a.9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a";
@@ -279,7 +282,39 @@ async fn peo_query_combines_its_criteria() {
     }
 }
 
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "peos_retrieve",
+            &op::PEOS_RETRIEVE,
+            json!({"tids": ["PEO-100-WEB", "PEO-100-CAT", "PEO-300-DRAFT", "NOPE"], "withMetadata": true}),
+        ),
+        Scenario::new(
+            "peos_retrieve_names_only",
+            &op::PEOS_RETRIEVE,
+            json!({"ids": [2, 1], "namesOnly": true}),
+        ),
+        Scenario::new(
+            "peos_retrieve_access_rights",
+            &op::PEOS_RETRIEVE,
+            json!({"tids": ["PEO-300-DRAFT", "PEO-200-CAT"]}),
+        )
+        .token(answers::EDITOR),
+        Scenario::new(
+            "peos_query",
+            &op::PEOS_QUERY,
+            json!({"tidProject": "CAT-2027", "tidProduct": "P-100"}),
+        ),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
 contract_tests::trials!(
     peo_retrieve_answers_whole_or_by_name_in_request_order,
     peo_query_combines_its_criteria,
+    answers_in_every_representation,
 );

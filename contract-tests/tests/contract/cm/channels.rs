@@ -1,140 +1,50 @@
-//! The CM module over HTTP (D-17 to D-20, D-42), on SQLite and, when `CORE_TEST_POSTGRES_URL` is
-//! set, PostgreSQL: channel query orders a subtree depth-first and limits its levels; what
-//! channels persist writes, retrieve returns in all three representations, and query agrees;
-//! values not supplied stay; a refused channel writes nothing; retrieval shows only what the
-//! caller may see; the briefing is the documented XML.
+//! Channels over HTTP: `cm/channels/query`, `cm/channels/retrieve` and `cm/channels/persist`.
 
 use contract_tests::{
-    TestServer, backends,
+    backends,
     coverage::{self, said, status_and_description},
-    fixture, issue_item, post_json, records,
+    issue_item, post_json, records,
 };
-use core_api::operations::{
-    CHANNELS_PERSIST, CHANNELS_QUERY, CHANNELS_RETRIEVE, RETRIEVE_CHANNEL_BRIEFINGS,
-};
-use core_api_support::{
-    Operation,
-    Representation::{Compact, Json, Xml},
-};
-use core_server::bootstrap::Bootstrap;
-use serde_json::{Value, json};
+use core_api::operations as op;
+use core_api::operations::{CHANNELS_PERSIST, CHANNELS_QUERY, CHANNELS_RETRIEVE};
+use core_api_support::Representation::{Compact, Json, Xml};
+use serde_json::json;
 
-/// A token of the role `reader` (CM and PEO), which sees no restricted asset or PEO.
-const READER: &str = "cd34cd34cd34cd34.cd34cd34cd34cd34cd34cd34cd34cd34cd34";
+use super::{PIM_ONLY, READER, items, post, projects, server, tids, val};
+use crate::answers::{self, Scenario};
 
-/// A token of the role `pim` (PIM only).
-const PIM_ONLY: &str = "ef56ef56ef56ef56.ef56ef56ef56ef56ef56ef56ef56ef56ef56";
-
-/// Two root channels; ROOT has two children (ROOT-B before ROOT-A by `orderSequence`) and a
-/// grandchild; ROOT links a plain and a restricted asset, ROOT-B a plain and a restricted PEO;
-/// ROOT-B and ROOT-A have briefing layouts (ROOT-A's without boxes).
-fn catalogue() -> Bootstrap {
-    fixture(json!({
-        "locales": [
-            {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"},
-            {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"}
-        ],
-        "attributeDefinitions": [
-            {"tid": "Headline", "type": "text"},
-            {"tid": "Sizes", "type": "text"},
-            {"tid": "Budget", "type": "number"},
-            {"tid": "Unregistered", "type": "text"}
-        ],
-        "channelTypes": ["catalog", "page"],
-        "channelAttributes": ["Headline", "Sizes", "Budget"],
-        "roles": [{"name": "reader", "modules": ["CM", "PEO"]}, {"name": "pim", "modules": ["PIM"]}, {"name": "secret"}],
-        "tokens": [
-            {"user": "reader", "roles": ["reader"], "token": READER},
-            {"user": "pim", "roles": ["pim"], "token": PIM_ONLY}
-        ],
-        "assets": [
-            {"tid": "A-1", "path": "/images/a.jpg"},
-            {"tid": "A-R", "path": "/images/secret.jpg", "restrictedTo": ["secret"]}
-        ],
-        "products": [{"tid": "P-1"}],
-        "channels": [
-            {"tid": "ROOT", "type": "catalog", "name": "Root", "orderSequence": 1,
-             "icon": "/icons/root.svg", "allowedFunctions": ["edit", "export"],
-             "values": [{"attr": "Budget", "items": [{"value": "100"}]}],
-             "assets": ["A-1", "A-R"]},
-            {"tid": "ROOT-A", "type": "page", "parent": "ROOT", "name": "A", "orderSequence": 2},
-            {"tid": "ROOT-B", "type": "page", "parent": "ROOT", "name": "B", "orderSequence": 1},
-            {"tid": "ROOT-B-1", "type": "page", "parent": "ROOT-B", "name": "B1"},
-            {"tid": "OTHER", "type": "catalog", "name": "Other", "orderSequence": 2}
-        ],
-        "peos": [
-            {"tid": "PEO-1", "product": "P-1", "template": "web", "default": true, "name": "One",
-             "nodes": ["ROOT-B"], "channels": ["ROOT-B"],
-             "values": [{"attr": "Headline", "type": "localized", "items": [{"value": "One", "loc": "en_GB"}]}]},
-            {"tid": "PEO-R", "product": "P-1", "name": "Secret", "channels": ["ROOT-B"], "restrictedTo": ["secret"]}
-        ],
-        "briefings": [
-            {"channel": "ROOT-B", "moduleCfg": "BRF", "locale": "en_GB", "layout": 10, "name": "B layout",
-             "attributes": {"width": "210.0", "height": "297.0"},
-             "boxes": [{"id": 3, "layer": "1", "name": "Hero", "type": "image",
-                "attributes": {"width": "100.0", "content_width": "50.0%", "text_article": "P-1"},
-                "images": [{"type": "origin", "attributes": {"image_path": "/images/a.jpg", "image_scale": "1.0"}}]}]},
-            {"channel": "ROOT-A", "moduleCfg": "BRF", "locale": "en_GB", "layout": 11, "name": "A layout",
-             "attributes": {"width": "100.0", "height": "100.0"}}
-        ]
-    }))
+/// A channel to create, in XML.
+fn create_xml(tid: &str) -> String {
+    format!(
+        r#"<pim xmlns="urn:core-interface:v1" schemaVersion="5.6.0"><projects>
+<project tid="{tid}" parentTid="ROOT-A" type="page"><name>Made in XML</name><vals>
+<val attr="Headline" type="localized"><itm loc="de_DE">Hallo</itm><itm loc="en_GB">Hello</itm></val>
+<val attr="Sizes" type="multiple"><itm pos="1">M</itm><itm pos="0">S</itm></val>
+<val attr="Budget"><itm>5</itm></val>
+</vals></project></projects></pim>"#
+    )
 }
 
-async fn server(url: &str) -> TestServer {
-    let server = TestServer::start_on(url).await;
-    server.load(&catalogue()).await;
-    server
+/// The same channel in compact JSON.
+fn create_compact(tid: &str) -> String {
+    json!({"projects": {"entries": [{"tid": tid, "parentTid": "ROOT-A", "type": "page", "name": "Made in compact",
+        "vals": {"entries": [
+            {"attr": "Headline", "type": "localized", "value": [{"value": "Hallo", "loc": "de_DE"}, {"value": "Hello", "loc": "en_GB"}]},
+            {"attr": "Sizes", "type": "multiple", "value": [{"value": "M", "pos": 1}, {"value": "S", "pos": 0}]},
+            {"attr": "Budget", "value": "5"}
+        ]}}]}})
+    .to_string()
 }
 
-async fn post(server: &TestServer, operation: &'static Operation, body: &Value) -> (u16, Value) {
-    post_json(server, &server.token, operation, body).await
-}
-
-/// The tids a channel query answers, expecting 200.
-async fn tids(server: &TestServer, body: Value) -> Vec<String> {
-    let (status, answer) = post(server, &CHANNELS_QUERY, &body).await;
-    assert_eq!(status, 200, "{body}: {answer}");
-    answer["tids"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|tid| tid.as_str().map(str::to_string))
-        .collect()
-}
-
-/// The projects a channel retrieve by tids answers in JSON, expecting 200.
-async fn projects(server: &TestServer, token: &str, tids: &[&str]) -> Vec<Value> {
-    let (status, answer) =
-        post_json(server, token, &CHANNELS_RETRIEVE, &json!({"tids": tids})).await;
-    assert_eq!(status, 200, "{answer}");
-    answer["projects"]["project"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// The `val` of an attribute in a project.
-fn val<'p>(project: &'p Value, attr: &str) -> Option<&'p Value> {
-    project["vals"]["val"]
-        .as_array()?
-        .iter()
-        .find(|val| val["attr"] == attr)
-}
-
-/// The texts of a `val`'s items, with their `loc` or `pos`.
-fn items(val: Option<&Value>) -> Vec<String> {
-    val.and_then(|val| val["itm"].as_array())
-        .into_iter()
-        .flatten()
-        .map(|itm| {
-            let place = itm["loc"]
-                .as_str()
-                .map(str::to_string)
-                .or_else(|| itm["pos"].as_i64().map(|pos| pos.to_string()))
-                .unwrap_or_default();
-            format!("{place}={}", itm["value"].as_str().unwrap_or_default())
-        })
-        .collect()
+/// The same channel in default JSON.
+fn create_json(tid: &str) -> String {
+    json!({"projects": {"project": [{"tid": tid, "parentTid": "ROOT-A", "type": "page", "name": "Made in JSON",
+        "vals": {"val": [
+            {"attr": "Headline", "type": "localized", "itm": [{"value": "Hallo", "loc": "de_DE"}, {"value": "Hello", "loc": "en_GB"}]},
+            {"attr": "Sizes", "type": "multiple", "itm": [{"value": "M", "pos": 1}, {"value": "S", "pos": 0}]},
+            {"attr": "Budget", "itm": [{"value": "5"}]}
+        ]}}]}})
+    .to_string()
 }
 
 async fn channel_query_orders_a_subtree_depth_first_and_limits_its_levels() {
@@ -193,40 +103,6 @@ async fn channel_query_orders_a_subtree_depth_first_and_limits_its_levels() {
         }
         server.stop().await;
     }
-}
-
-/// A channel to create, in XML.
-fn create_xml(tid: &str) -> String {
-    format!(
-        r#"<pim xmlns="urn:core-interface:v1" schemaVersion="5.6.0"><projects>
-<project tid="{tid}" parentTid="ROOT-A" type="page"><name>Made in XML</name><vals>
-<val attr="Headline" type="localized"><itm loc="de_DE">Hallo</itm><itm loc="en_GB">Hello</itm></val>
-<val attr="Sizes" type="multiple"><itm pos="1">M</itm><itm pos="0">S</itm></val>
-<val attr="Budget"><itm>5</itm></val>
-</vals></project></projects></pim>"#
-    )
-}
-
-/// The same channel in compact JSON.
-fn create_compact(tid: &str) -> String {
-    json!({"projects": {"entries": [{"tid": tid, "parentTid": "ROOT-A", "type": "page", "name": "Made in compact",
-        "vals": {"entries": [
-            {"attr": "Headline", "type": "localized", "value": [{"value": "Hallo", "loc": "de_DE"}, {"value": "Hello", "loc": "en_GB"}]},
-            {"attr": "Sizes", "type": "multiple", "value": [{"value": "M", "pos": 1}, {"value": "S", "pos": 0}]},
-            {"attr": "Budget", "value": "5"}
-        ]}}]}})
-    .to_string()
-}
-
-/// The same channel in default JSON.
-fn create_json(tid: &str) -> String {
-    json!({"projects": {"project": [{"tid": tid, "parentTid": "ROOT-A", "type": "page", "name": "Made in JSON",
-        "vals": {"val": [
-            {"attr": "Headline", "type": "localized", "itm": [{"value": "Hallo", "loc": "de_DE"}, {"value": "Hello", "loc": "en_GB"}]},
-            {"attr": "Sizes", "type": "multiple", "itm": [{"value": "M", "pos": 1}, {"value": "S", "pos": 0}]},
-            {"attr": "Budget", "itm": [{"value": "5"}]}
-        ]}}]}})
-    .to_string()
 }
 
 async fn channels_persist_then_retrieve_agree_in_every_representation() {
@@ -459,108 +335,59 @@ async fn channel_retrieve_shows_what_the_caller_may_see() {
     }
 }
 
-async fn the_briefing_is_the_documented_xml() {
-    for url in backends("channel briefings").await {
-        let server = server(&url).await;
-        let info = json!({"locale": "en_GB", "briefingModuleCfgTid": "BRF"});
-        let answer = server
-            .call(&RETRIEVE_CHANNEL_BRIEFINGS)
-            .json(&json!({"tids": ["ROOT-B"], "briefingInfo": info}))
-            .send()
-            .await;
-        assert_eq!(answer.status, 200, "{}", answer.text);
-        assert_eq!(answer.content_type, "application/xml; charset=UTF-8");
-        let text = &answer.text;
-        for shown in [
-            "<patch-briefing>",
-            r#"<layout id="10" name="B layout">"#,
-            r#"<attribute identifier="width">210.0</attribute>"#,
-            r#"<box id="3" layer="1" name="Hero" type="image">"#,
-            r#"<attribute identifier="content_width">50.0%</attribute>"#,
-            r#"<attribute identifier="text_article">P-1</attribute>"#,
-            r#"<image type="origin">"#,
-            r#"<attribute identifier="image_scale">1.0</attribute>"#,
-            "<seitenbriefing/>",
-            "<box_data/>",
-        ] {
-            assert!(text.contains(shown), "{shown} in {text}");
-        }
-        // Every identifier, in the specification's order, even those loaded without a value.
-        let box_identifiers: Vec<&str> = text
-            .split("<box ")
-            .nth(1)
-            .and_then(|rest| rest.split("<images>").next())
-            .into_iter()
-            .flat_map(|part| part.split("identifier=\"").skip(1))
-            .filter_map(|rest| rest.split('"').next())
-            .collect();
-        assert_eq!(box_identifiers.len(), 19, "{text}");
-        assert_eq!(box_identifiers[18], "text_article");
-        let empty = server
-            .call(&RETRIEVE_CHANNEL_BRIEFINGS)
-            .json(&json!({"tids": ["ROOT-A"], "briefingInfo": info}))
-            .send()
-            .await;
-        assert_eq!(empty.status, 200);
-        assert!(empty.text.contains("<boxes/>"), "{}", empty.text);
-        for (body, message) in [
-            (
-                json!({"tids": ["NOPE"], "briefingInfo": info}),
-                "Project with tid 'NOPE' not found",
-            ),
-            (
-                json!({"ids": [999_999], "briefingInfo": info}),
-                "Project with id 999999 not found",
-            ),
-            (
-                json!({"tids": ["ROOT-B"], "briefingInfo": {"locale": "xx_XX", "briefingModuleCfgTid": "BRF"}}),
-                "Locale 'xx_XX' not found",
-            ),
-            (
-                json!({"tids": ["ROOT-B"], "briefingInfo": {"locale": "en_GB", "briefingModuleCfgTid": "NOPE"}}),
-                "Briefing module configuration 'NOPE' not found",
-            ),
-            (
-                json!({"tids": ["ROOT-B"], "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "BRF"}}),
-                "Project 'ROOT-B' has no briefing layout for 'BRF' in locale 'de_DE'",
-            ),
-        ] {
-            let answer = server
-                .call(&RETRIEVE_CHANNEL_BRIEFINGS)
-                .json(&body)
-                .accept(Xml)
-                .send()
-                .await;
-            assert_eq!(answer.status, 404, "{body}: {}", answer.text);
-            assert!(
-                coverage::contains(&RETRIEVE_CHANNEL_BRIEFINGS, &answer.text, message),
-                "{message} in {}",
-                answer.text
-            );
-        }
-        for body in [
-            json!({"tids": ["ROOT-B", "ROOT-A"], "briefingInfo": info}),
-            json!({"tids": ["ROOT-B"], "ids": [1], "briefingInfo": info}),
-            json!({"briefingInfo": info}),
-            json!({"tids": ["ROOT-B"]}),
-            json!({"tids": ["ROOT-B"], "briefingInfo": {"locale": "en_GB"}}),
-        ] {
-            let answer = server
-                .call(&RETRIEVE_CHANNEL_BRIEFINGS)
-                .json(&body)
-                .send()
-                .await;
-            assert_eq!(answer.status, 400, "{body}: {}", answer.text);
-        }
-        let json_only = server
-            .call(&RETRIEVE_CHANNEL_BRIEFINGS)
-            .json(&json!({"tids": ["ROOT-B"], "briefingInfo": info}))
-            .accept_raw("application/json")
-            .send()
-            .await;
-        assert_eq!(json_only.status, 406);
-        server.stop().await;
-    }
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "channels_query",
+            &op::CHANNELS_QUERY,
+            json!({"tid": "CAT-2027"}),
+        ),
+        Scenario::new(
+            "channels_query_roots",
+            &op::CHANNELS_QUERY,
+            json!({"root": true}),
+        ),
+        Scenario::new(
+            "channels_retrieve",
+            &op::CHANNELS_RETRIEVE,
+            json!({"tids": ["CAT-2027", "CAT-2027-SHIRTS-P1", "WEB-SHOP", "NOPE"]}),
+        ),
+        Scenario::new(
+            "channels_retrieve_without_access",
+            &op::CHANNELS_RETRIEVE,
+            json!({"tids": ["CAT-2027"]}),
+        )
+        .token(answers::EDITOR),
+        Scenario::new(
+            "channels_persist",
+            &op::CHANNELS_PERSIST,
+            json!({"projects": {"project": [
+                {"tid": "CAT-2027-SOCKS", "parentTid": "CAT-2027", "type": "chapter", "name": "Socks",
+                 "vals": {"val": [
+                    {"attr": "headline", "type": "localized", "itm": [{"value": "Socks", "loc": "en_GB"}, {"value": "Socken", "loc": "xx_XX"}]},
+                    {"attr": "Nope", "itm": [{"value": "x"}]}
+                 ]}},
+                {"tid": "CAT-2027-SHIRTS", "name": "Shirts and tops", "parentTid": "WEB-SHOP"},
+                {"id": 1, "vals": {"val": [{"attr": "budget", "itm": [{"value": "30000"}]}]}},
+                {"id": 999999, "name": "Ghost"},
+                {"id": 1, "tid": "WEB-SHOP"},
+                {"tid": "NEW-1", "parentTid": "CAT-2027", "type": "brochure", "name": "x"},
+                {"parentTid": "CAT-2027", "type": "page", "name": "x"},
+                {"tid": "NEW-2", "parentTid": "CAT-2027", "name": "x"},
+                {"tid": "NEW-3", "type": "page", "name": "x"},
+                {"tid": "NEW-4", "parentTid": "NOPE", "type": "page", "name": "x"},
+                {"tid": "NEW-5", "parentId": 1, "type": "page"},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "budget", "itm": [{"value": "1"}, {"value": "2"}]}]}},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "headline", "type": "multiple", "itm": [{"value": "a", "pos": 1}, {"value": "b", "pos": 1}]}]}},
+                {"tid": "CAT-2027", "vals": {"val": [{"attr": "headline", "type": "localized", "itm": [{"value": "a"}]}]}}
+            ]}}),
+        ),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
 }
 
 contract_tests::trials!(
@@ -568,5 +395,5 @@ contract_tests::trials!(
     channels_persist_then_retrieve_agree_in_every_representation,
     a_refused_channel_writes_nothing_and_warnings_save_the_rest,
     channel_retrieve_shows_what_the_caller_may_see,
-    the_briefing_is_the_documented_xml,
+    answers_in_every_representation,
 );

@@ -3,9 +3,12 @@
 //! wrong and where.
 
 use contract_tests::{TestServer, coverage, document, examples};
+use core_api::operations as op;
 use core_api::operations::TRANSFORM;
 use core_api_support::Representation;
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::answers::{self, Scenario};
 
 /// Posts any body with any media types (hostile input, a streamed body) to transform.
 async fn post(
@@ -25,6 +28,22 @@ async fn post(
         .await
         .expect("an answer")
 }
+
+/// The description of the record of a transform 400 (a ResponsesType).
+async fn refusal(response: reqwest::Response) -> (u16, String) {
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.expect("a JSON error body");
+    let description = body["responses"]["response"][0]["description"]
+        .as_str()
+        .or_else(|| body["description"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    (status, description)
+}
+
+const XML: &str = "application/xml; charset=UTF-8";
+
+const JSON: &str = "application/json";
 
 async fn all_nine_pairs_give_the_documented_example() {
     let server = TestServer::start().await;
@@ -66,21 +85,6 @@ async fn all_nine_pairs_give_the_documented_example() {
     }
     server.stop().await;
 }
-
-/// The description of the record of a transform 400 (a ResponsesType).
-async fn refusal(response: reqwest::Response) -> (u16, String) {
-    let status = response.status().as_u16();
-    let body: Value = response.json().await.expect("a JSON error body");
-    let description = body["responses"]["response"][0]["description"]
-        .as_str()
-        .or_else(|| body["description"].as_str())
-        .unwrap_or_default()
-        .to_string();
-    (status, description)
-}
-
-const XML: &str = "application/xml; charset=UTF-8";
-const JSON: &str = "application/json";
 
 async fn hostile_input_is_refused_with_what_and_where() {
     let server = TestServer::start().await;
@@ -217,9 +221,24 @@ async fn refusals_quote_the_request_printably() {
     server.stop().await;
 }
 
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![Scenario::new(
+        "transform",
+        &op::TRANSFORM,
+        json!({"meta": {"itm": [{"key": "sourceEnv", "value": "ci"}]},
+                   "kwds": {"kwd": [{"id": 7, "path": "/Season", "name": answers::name("Season")}]}}),
+    )]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
 contract_tests::trials!(
     all_nine_pairs_give_the_documented_example,
     hostile_input_is_refused_with_what_and_where,
     an_oversized_chunked_body_is_refused_with_413,
     refusals_quote_the_request_printably,
+    answers_in_every_representation,
 );

@@ -4,8 +4,11 @@
 //! `If-Range` as a download client uses them; what is unknown or not visible is 404.
 
 use contract_tests::{TestServer, backends, base64, coverage, fixture, issue_item};
+use core_api::operations as op;
 use core_api::operations::ASSETS_VERSIONS_BIN;
 use serde_json::json;
+
+use crate::answers::{self, Scenario};
 
 /// A token of the role `reader` (DAM), which may not see the restricted asset.
 const READER: &str = "7b7b7b7b7b7b7b7b.7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b7b";
@@ -219,4 +222,20 @@ async fn a_version_or_preview_downloads_whole_in_part_or_not_at_all() {
     }
 }
 
-contract_tests::trials!(a_version_or_preview_downloads_whole_in_part_or_not_at_all,);
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![Scenario::new(
+        "assets_versions_bin",
+        &op::ASSETS_VERSIONS_BIN,
+        json!("assetTid=A-1001&versionNumber=1&format=thumbnail"),
+    )]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
+contract_tests::trials!(
+    a_version_or_preview_downloads_whole_in_part_or_not_at_all,
+    answers_in_every_representation,
+);

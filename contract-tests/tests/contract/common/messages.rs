@@ -3,10 +3,13 @@
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{TestServer, backends, coverage, issue_item};
+use core_api::operations as op;
 use core_api::operations::MESSAGES_PERSIST as PERSIST;
 use core_api_support::Representation::Json;
 use core_server::modules::list_messages;
 use serde_json::{Value, json};
+
+use crate::answers::{self, Scenario};
 
 async fn post(server: &TestServer, content_type: &'static str, body: &str) -> (u16, Value) {
     let answer = server
@@ -145,4 +148,27 @@ async fn messages_are_checked_whole_then_stored_each() {
     }
 }
 
-contract_tests::trials!(messages_are_checked_whole_then_stored_each,);
+/// The exchanges whose answers are snapshotted in every representation (`answers`).
+pub(crate) fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario::new(
+            "messages_persist",
+            &op::MESSAGES_PERSIST,
+            json!({"messages": [{"tid": "MSG-1", "subject": "Upload failed", "severity": "ERROR", "recipientUser": "editor"}]}),
+        ),
+        Scenario::new(
+            "messages_persist_refused",
+            &op::MESSAGES_PERSIST,
+            json!({"messages": [{"tid": "MSG-1", "recipientUser": "editor"}, {"tid": "MSG-2"}]}),
+        ),
+    ]
+}
+
+async fn answers_in_every_representation() {
+    answers::take(&scenarios()).await;
+}
+
+contract_tests::trials!(
+    messages_are_checked_whole_then_stored_each,
+    answers_in_every_representation,
+);
