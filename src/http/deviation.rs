@@ -4,13 +4,14 @@
 //!
 //! [`Settings::deviation`]: crate::settings::Settings::deviation
 
+use core_api::messages;
 use poem::{Body, Response, http::header};
 
 use crate::settings::Deviation;
 
 /// The documented success text `WrongSuccessText` replaces, and what replaces it.
 const WRONG_SUCCESS_TEXT: (&str, &str) = (
-    "The keyword has been created successfully",
+    messages::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY,
     "The keyword was created",
 );
 

@@ -17,16 +17,14 @@
 use std::future::Future;
 
 use core_api::{
-    tables,
+    Envelope, messages, tables,
     types::{Action, Details, PimType, ResponseType, ResponseTypeStatus},
 };
+use core_api_support::fill;
 use serde::Serialize;
 use sqlx::{Any, Transaction};
 
-use super::{
-    envelope::{self, Request},
-    itm,
-};
+use super::{envelope, itm};
 use crate::{
     auth::Caller,
     error::ApiError,
@@ -82,7 +80,7 @@ pub(crate) trait Apply {
 pub(crate) async fn answer<K: Apply>(
     service: &Service,
     context: &Context,
-    request: &impl Request,
+    request: &impl Envelope,
     items: &[K::Item],
 ) -> Result<PimType, ApiError> {
     envelope::accept(request.meta())?;
@@ -415,11 +413,11 @@ pub(crate) fn supported(
     echo: &ResponseType,
 ) -> Result<(), ItemError> {
     if action.data_type != data_type {
-        let text = format!("Unsupported data type '{}'", action.data_type);
+        let text = fill(messages::UNSUPPORTED_DATA_TYPE_TYPE, &[&action.data_type]);
         return Err(refuse(echo, text));
     }
     if !types.contains(&action.type_.as_str()) {
-        let text = format!("Unsupported action type '{}'", action.type_);
+        let text = fill(messages::UNSUPPORTED_ACTION_TYPE_TYPE, &[&action.type_]);
         return Err(refuse(echo, text));
     }
     Ok(())

@@ -1,8 +1,10 @@
 //! The DAM module of the specification: the binary of an asset version or of one of its previews
 //! (D-36), streamed from its stored chunks; `http::binary` answers ranges and conditions.
 
+use core_api::messages;
 use core_api::{DamApi, types::AssetsVersionsBinQuery};
 use core_api_support::Binary;
+use core_api_support::fill;
 
 use crate::{
     error::ApiError,
@@ -28,13 +30,13 @@ impl DamApi for Service {
                 let (asset, _) = records::find_restricted(&mut connection, &ASSETS, identity)
                     .await?
                     .filter(|(_, roles)| context.caller.sees(roles))
-                    .ok_or_else(|| ApiError::NotFound("Asset not found".to_string()))?;
+                    .ok_or_else(|| ApiError::NotFound(messages::ASSET_NOT_FOUND.to_string()))?;
                 Selector::Asset(asset, input.version_number)
             }
         };
         let version = binaries::version(pool, selector)
             .await?
-            .ok_or_else(|| ApiError::NotFound("Asset version not found".to_string()))?;
+            .ok_or_else(|| ApiError::NotFound(messages::ASSET_VERSION_NOT_FOUND.to_string()))?;
         // A version named by its own tid belongs to an asset the caller must be allowed to see.
         if let Selector::Tid(_) = selector {
             let mut connection = pool.acquire().await?;
@@ -43,7 +45,9 @@ impl DamApi for Service {
                     .await?
                     .is_some_and(|(_, roles)| context.caller.sees(&roles));
             if !visible {
-                return Err(ApiError::NotFound("Asset version not found".to_string()));
+                return Err(ApiError::NotFound(
+                    messages::ASSET_VERSION_NOT_FOUND.to_string(),
+                ));
             }
         }
         let file_name = version
@@ -60,7 +64,9 @@ impl DamApi for Service {
             Some(format) => {
                 let preview = binaries::preview(pool, version.id, format)
                     .await?
-                    .ok_or_else(|| ApiError::NotFound(format!("Preview '{format}' not found")))?;
+                    .ok_or_else(|| {
+                        ApiError::NotFound(fill(messages::PREVIEW_FORMAT_NOT_FOUND, &[&format]))
+                    })?;
                 (
                     preview.size,
                     preview.etag,

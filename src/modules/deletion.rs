@@ -8,7 +8,7 @@ use std::{future::Future, marker::PhantomData};
 use core_api::types::{Action, ResponseType, ResponseTypeStatus};
 
 use super::batch::{self, Apply, ItemError, Scope, Tx};
-use crate::error::ApiError;
+use crate::{error::ApiError, storage::records::Found};
 
 /// A kind of record a `delete` action removes.
 pub(crate) trait Delete {
@@ -19,8 +19,13 @@ pub(crate) trait Delete {
     /// The record found.
     type Found: Send + Sync;
 
-    /// The record's fields that identify what an action names, before it is applied.
-    fn identify(record: ResponseType, action: &Action) -> ResponseType;
+    /// The record's fields that identify what an action names, before it is applied: by default
+    /// its `id` and `tid`.
+    fn identify(mut record: ResponseType, action: &Action) -> ResponseType {
+        record.id = action.id;
+        record.tid = action.tid.clone();
+        record
+    }
 
     /// The record an action names, or the text refusing the action.
     fn find<'a>(
@@ -41,6 +46,13 @@ pub(crate) trait Delete {
     fn check(_actions: &[Action]) -> Result<(), ApiError> {
         Ok(())
     }
+}
+
+/// A record naming a record found by its identity: its `id` and `tid`.
+pub(crate) fn identified(mut record: ResponseType, found: &Found) -> ResponseType {
+    record.id = Some(found.id);
+    record.tid = found.key.clone();
+    record
 }
 
 /// The batch item kind of the `delete` actions of `D`.

@@ -4,50 +4,11 @@
 
 use core_api::{
     document::SCHEMA_VERSION,
-    types::{
-        ActionsRequest, AttrsPersistRequest, ClassesPersistRequest, GlossaryEntriesPersistRequest,
-        KeywordsPersistRequest, LinksRequest, MessagesPersistRequest, Meta, PimType,
-        ProjectsPersistRequest, ResponseType, Responses, ResponsesType, SchemaVersion,
-    },
+    types::{Meta, PimType, ResponseType, Responses, ResponsesType, SchemaVersion},
 };
 
 use super::itm;
 use crate::{error::ApiError, service::Service, settings::Deviation, storage::now_utc};
-
-/// A request message: what its envelope carries.
-pub(crate) trait Request {
-    /// Its `meta`, if any.
-    fn meta(&self) -> Option<&Meta>;
-}
-
-/// The request types with an envelope.
-macro_rules! requests {
-    ($($request:ty),* $(,)?) => {
-        $(impl Request for $request {
-            fn meta(&self) -> Option<&Meta> {
-                self.meta.as_ref()
-            }
-        })*
-    };
-}
-
-requests!(
-    PimType,
-    KeywordsPersistRequest,
-    ClassesPersistRequest,
-    AttrsPersistRequest,
-    GlossaryEntriesPersistRequest,
-    ActionsRequest,
-    LinksRequest,
-    ProjectsPersistRequest,
-);
-
-/// Messages persist takes a plain list of messages, without an envelope.
-impl Request for MessagesPersistRequest {
-    fn meta(&self) -> Option<&Meta> {
-        None
-    }
-}
 
 /// Checks a request's `meta`: a `messageTime`, when given, is an ISO 8601 timestamp (D-11).
 /// Other keys are ignored. (The rule depends on an item's key, which the schema language cannot

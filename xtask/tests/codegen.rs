@@ -128,3 +128,22 @@ fn the_client_is_fed_one_error_type_per_operation() {
         .expect("keywords persist has a body");
     assert_eq!(content.keys().collect::<Vec<_>>(), ["application/json"]);
 }
+
+#[test]
+fn the_generator_reads_item_messages_as_the_runner_does() {
+    let document: serde_json::Value =
+        serde_yaml::from_str(&document_text()).expect("the document is YAML");
+    let paths = document["paths"].as_object().expect("paths");
+    let mut descriptions = 0;
+    for item in paths.values() {
+        for operation in item.as_object().expect("a path item").values() {
+            let description = operation["description"].as_str().unwrap_or_default();
+            assert_eq!(
+                codegen::messages::stated(description),
+                core_api_support::stated(description)
+            );
+            descriptions += 1;
+        }
+    }
+    assert!(descriptions > 20, "{descriptions} descriptions read");
+}

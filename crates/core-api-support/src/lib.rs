@@ -9,10 +9,12 @@
 
 pub mod host;
 pub mod list;
+pub mod message;
 pub mod operation;
 pub mod schema;
 
 pub use host::{Binary, ByteSource, Described, Host, NotImplemented};
+pub use message::{fill, matches, stated};
 pub use operation::{
     Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
 };

@@ -7,13 +7,18 @@
 //! * [`service`]: one trait per specification module; every method answers
 //!   `NotImplemented` until the server overrides it.
 //! * [`router`]: the poem routes of every operation.
+//! * [`messages`]: the item messages the descriptions state, one constant each.
+//! * [`envelope`]: the `meta` of every request body ([`Envelope`]).
 //! * [`document`]: the document itself.
 pub mod document;
+pub mod envelope;
+pub mod messages;
 pub mod operations;
 pub mod router;
 pub mod service;
 pub mod tables;
 #[allow(clippy::all, missing_docs)]
 pub mod types;
+pub use envelope::Envelope;
 pub use router::router;
 pub use service::{CmApi, CommonApi, DamApi, PeoApi, PimApi};

@@ -2518,3 +2518,97 @@ pub static ALL: &[&Operation] = &[
     &PEOS_LINKS_PERSIST,
     &ASSETS_VERSIONS_BIN,
 ];
+/// Every operation by name: a `match` on it is exhaustive, so code that must handle every
+/// operation (the conformance runner's requests) fails to build until it handles a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationId {
+    /// `transform`.
+    Transform,
+    /// `localesRetrieve`.
+    LocalesRetrieve,
+    /// `keywordsRetrieve`.
+    KeywordsRetrieve,
+    /// `keywordsPersist`.
+    KeywordsPersist,
+    /// `glossaryEntriesPersist`.
+    GlossaryEntriesPersist,
+    /// `glossaryEntriesPerform`.
+    GlossaryEntriesPerform,
+    /// `componentsRetrieve`.
+    ComponentsRetrieve,
+    /// `messagesPersist`.
+    MessagesPersist,
+    /// `linksPersist`.
+    LinksPersist,
+    /// `channelsQuery`.
+    ChannelsQuery,
+    /// `channelsRetrieve`.
+    ChannelsRetrieve,
+    /// `channelsPersist`.
+    ChannelsPersist,
+    /// `retrieveChannelBriefings`.
+    RetrieveChannelBriefings,
+    /// `getClasses`.
+    GetClasses,
+    /// `classesRetrieve`.
+    ClassesRetrieve,
+    /// `classesPersist`.
+    ClassesPersist,
+    /// `classesPerform`.
+    ClassesPerform,
+    /// `attributesRetrieve`.
+    AttributesRetrieve,
+    /// `attributesQuery`.
+    AttributesQuery,
+    /// `attributesPersist`.
+    AttributesPersist,
+    /// `attributesPerform`.
+    AttributesPerform,
+    /// `attributeDefinitionsQuery`.
+    AttributeDefinitionsQuery,
+    /// `attributeDefinitionsPerform`.
+    AttributeDefinitionsPerform,
+    /// `peosRetrieve`.
+    PeosRetrieve,
+    /// `peosQuery`.
+    PeosQuery,
+    /// `peosLinksPersist`.
+    PeosLinksPersist,
+    /// `assetsVersionsBin`.
+    AssetsVersionsBin,
+}
+impl OperationId {
+    /// The name of an operation of this document (none for one of another document).
+    pub fn of(operation: &Operation) -> Option<OperationId> {
+        match operation.id {
+            "transform" => Some(OperationId::Transform),
+            "localesRetrieve" => Some(OperationId::LocalesRetrieve),
+            "keywordsRetrieve" => Some(OperationId::KeywordsRetrieve),
+            "keywordsPersist" => Some(OperationId::KeywordsPersist),
+            "glossaryEntriesPersist" => Some(OperationId::GlossaryEntriesPersist),
+            "glossaryEntriesPerform" => Some(OperationId::GlossaryEntriesPerform),
+            "componentsRetrieve" => Some(OperationId::ComponentsRetrieve),
+            "messagesPersist" => Some(OperationId::MessagesPersist),
+            "linksPersist" => Some(OperationId::LinksPersist),
+            "channelsQuery" => Some(OperationId::ChannelsQuery),
+            "channelsRetrieve" => Some(OperationId::ChannelsRetrieve),
+            "channelsPersist" => Some(OperationId::ChannelsPersist),
+            "retrieveChannelBriefings" => Some(OperationId::RetrieveChannelBriefings),
+            "getClasses" => Some(OperationId::GetClasses),
+            "classesRetrieve" => Some(OperationId::ClassesRetrieve),
+            "classesPersist" => Some(OperationId::ClassesPersist),
+            "classesPerform" => Some(OperationId::ClassesPerform),
+            "attributesRetrieve" => Some(OperationId::AttributesRetrieve),
+            "attributesQuery" => Some(OperationId::AttributesQuery),
+            "attributesPersist" => Some(OperationId::AttributesPersist),
+            "attributesPerform" => Some(OperationId::AttributesPerform),
+            "attributeDefinitionsQuery" => Some(OperationId::AttributeDefinitionsQuery),
+            "attributeDefinitionsPerform" => Some(OperationId::AttributeDefinitionsPerform),
+            "peosRetrieve" => Some(OperationId::PeosRetrieve),
+            "peosQuery" => Some(OperationId::PeosQuery),
+            "peosLinksPersist" => Some(OperationId::PeosLinksPersist),
+            "assetsVersionsBin" => Some(OperationId::AssetsVersionsBin),
+            _ => None,
+        }
+    }
+}

@@ -5,12 +5,14 @@
 use std::collections::BTreeMap;
 
 use core_api::{
-    tables,
+    messages, tables,
     types::{
         BriefingAttribute, BriefingBox, BriefingBoxes, BriefingEmpty, BriefingImage,
         BriefingImages, BriefingLayout, BriefingRequest, PatchBriefing,
     },
 };
+use core_api_support::fill;
+use sqlx::AnyPool;
 
 use crate::{
     error::ApiError,
@@ -30,9 +32,12 @@ pub(crate) async fn retrieve(
     let (identity, missing) = match (request.tids.first(), request.ids.first()) {
         (Some(tid), _) => (
             Identity::Key(tid),
-            format!("Project with tid '{tid}' not found"),
+            fill(messages::PROJECT_WITH_TID_TID_NOT_FOUND, &[&tid]),
         ),
-        (None, Some(id)) => (Identity::Id(*id), format!("Project with id {id} not found")),
+        (None, Some(id)) => (
+            Identity::Id(*id),
+            fill(messages::PROJECT_WITH_ID_ID_NOT_FOUND, &[&id]),
+        ),
         (None, None) => return Err(ApiError::broken_rule(&tables::BRIEFING_REQUEST)),
     };
     let channel = records::find(pool, &CHANNELS, identity)
@@ -45,30 +50,50 @@ pub(crate) async fn retrieve(
         .await?
         .is_none()
     {
-        return Err(ApiError::NotFound(format!("Locale '{locale}' not found")));
+        return Err(ApiError::NotFound(fill(
+            messages::LOCALE_LOCALE_NOT_FOUND,
+            &[&locale],
+        )));
     }
     if !briefings::module_cfg_exists(pool, module_cfg).await? {
-        return Err(ApiError::NotFound(format!(
-            "Briefing module configuration '{module_cfg}' not found"
+        return Err(ApiError::NotFound(fill(
+            messages::BRIEFING_MODULE_CONFIGURATION_TID_NOT_FOUND,
+            &[&module_cfg],
         )));
     }
     let tid = channel.key.unwrap_or_default();
     let layout = briefings::layout(pool, channel.id, module_cfg, locale)
         .await?
         .ok_or_else(|| {
-            ApiError::NotFound(format!(
-                "Project '{tid}' has no briefing layout for '{module_cfg}' in locale '{locale}'"
+            ApiError::NotFound(fill(
+                messages::PROJECT_TID_HAS_NO_BRIEFING_LAYOUT_FOR_CFG_IN_LOCALE_LOCALE,
+                &[&tid, &module_cfg, &locale],
             ))
         })?;
+    let boxes = boxes(pool, layout.id).await?;
+    Ok(PatchBriefing {
+        layout: BriefingLayout {
+            id: layout.layout_key.parse().ok(),
+            name: layout.name,
+            attribute: attributes(&layout.attributes, &LAYOUT)?,
+            seitenbriefing: BriefingEmpty {},
+            boxes: BriefingBoxes { box_: boxes },
+            briefing_images: BriefingImages::default(),
+        },
+    })
+}
+
+/// The boxes of a layout, each with its images.
+async fn boxes(pool: &AnyPool, layout: i64) -> Result<Vec<BriefingBox>, ApiError> {
     let mut images: BTreeMap<i64, Vec<BriefingImage>> = BTreeMap::new();
-    for image in briefings::images(pool, layout.id).await? {
+    for image in briefings::images(pool, layout).await? {
         images.entry(image.box_id).or_default().push(BriefingImage {
             type_: image.kind,
             attribute: attributes(&image.attributes, &IMAGE)?,
         });
     }
     let mut boxes = Vec::new();
-    for item in briefings::boxes(pool, layout.id).await? {
+    for item in briefings::boxes(pool, layout).await? {
         boxes.push(BriefingBox {
             id: item.box_key.parse().ok(),
             layer: item.layer,
@@ -84,16 +109,7 @@ pub(crate) async fn retrieve(
             briefing_images: BriefingImages::default(),
         });
     }
-    Ok(PatchBriefing {
-        layout: BriefingLayout {
-            id: layout.layout_key.parse().ok(),
-            name: layout.name,
-            attribute: attributes(&layout.attributes, &LAYOUT)?,
-            seitenbriefing: BriefingEmpty {},
-            boxes: BriefingBoxes { box_: boxes },
-            briefing_images: BriefingImages::default(),
-        },
-    })
+    Ok(boxes)
 }
 
 /// Every identifier of `order` with its stored text (empty when none was loaded).

@@ -1,7 +1,9 @@
 //! Channels persist (D-19, D-42): each `project` created or updated in its transaction, with its
 //! values replaced attribute by attribute.
 
+use core_api::messages;
 use core_api::types::{Project, ResponseType, ResponseTypeStatus, Val, ValType};
+use core_api_support::fill;
 
 use crate::{
     modules::{
@@ -46,11 +48,9 @@ impl Apply for Persist {
         let mut warnings = Vec::new();
         let existing = existing(transaction, project, &echo).await?;
         let type_id = match &project.type_ {
-            Some(name) => {
-                Some(channels::type_id(transaction, name).await?.ok_or_else(|| {
-                    batch::refuse(&echo, format!("Project type '{name}' not found"))
-                })?)
-            }
+            Some(name) => Some(channels::type_id(transaction, name).await?.ok_or_else(|| {
+                batch::refuse(&echo, fill(messages::PROJECT_TYPE_TYPE_NOT_FOUND, &[&name]))
+            })?),
             None => None,
         };
         let (stored, text) = match existing {
@@ -70,11 +70,11 @@ impl Apply for Persist {
                     scope,
                 )
                 .await?;
-                (stored, "The project has been saved successfully")
+                (stored, messages::THE_PROJECT_HAS_BEEN_SAVED_SUCCESSFULLY)
             }
             None => {
                 let created = create(transaction, project, type_id, &echo, scope).await?;
-                (created, "The project has been created successfully")
+                (created, messages::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY)
             }
         };
         echo.id = Some(stored.id);
@@ -112,14 +112,16 @@ async fn existing(
         (Some(id), tid) => {
             let found = records::find(&mut **transaction, &CHANNELS, Identity::Id(id))
                 .await?
-                .ok_or_else(|| batch::refuse(echo, format!("Project with id {id} not found")))?;
+                .ok_or_else(|| {
+                    batch::refuse(echo, fill(messages::PROJECT_WITH_ID_ID_NOT_FOUND, &[&id]))
+                })?;
             let stored = found.key.unwrap_or_default();
             if let Some(tid) = tid
                 && *tid != stored
             {
                 return Err(batch::refuse(
                     echo,
-                    format!("The tid of project {id} is '{stored}'"),
+                    fill(messages::THE_TID_OF_PROJECT_ID_IS_TID, &[&id, &stored]),
                 ));
             }
             Ok(Some(Stored {
@@ -152,7 +154,7 @@ async fn update(
     if let Some(parent) = parent(transaction, project).await?
         && parent != stored_parent
     {
-        warnings.push("Changing the parent is not supported".to_string());
+        warnings.push(messages::CHANGING_THE_PARENT_IS_NOT_SUPPORTED.to_string());
     }
     channels::update(transaction, id, change, scope.now).await?;
     Ok(())
@@ -169,24 +171,26 @@ async fn create(
     let tid = project
         .tid
         .as_deref()
-        .ok_or_else(|| batch::refuse(echo, "Missing required value 'tid'"))?;
+        .ok_or_else(|| batch::refuse(echo, messages::MISSING_REQUIRED_VALUE_TID))?;
     // Without a type there is no valid type: the specification's item table answers
     // "project type not found" (D-42).
-    let type_id = type_id.ok_or_else(|| batch::refuse(echo, "Project type '' not found"))?;
+    let type_id = type_id.ok_or_else(|| batch::refuse(echo, messages::PROJECT_TYPE_NOT_FOUND))?;
     let parent_id = match parent(transaction, project).await? {
         Some(Some(parent)) => parent,
-        Some(None) => return Err(batch::refuse(echo, "Parent project not found")),
+        Some(None) => {
+            return Err(batch::refuse(echo, messages::PARENT_PROJECT_NOT_FOUND));
+        }
         None => {
             return Err(batch::refuse(
                 echo,
-                "Missing required value 'parentTid' or 'parentId'",
+                messages::MISSING_REQUIRED_VALUE_PARENTTID_OR_PARENTID,
             ));
         }
     };
     let name = project
         .name
         .as_deref()
-        .ok_or_else(|| batch::refuse(echo, "Missing required value 'name'"))?;
+        .ok_or_else(|| batch::refuse(echo, messages::MISSING_REQUIRED_VALUE_NAME))?;
     let new = New {
         tid,
         parent_id,
@@ -230,8 +234,11 @@ async fn save<'a>(
     echo: &ResponseType,
 ) -> Result<(), ItemError> {
     let attr = &val.attr;
+    let refuse = |template: &str, values: &[&dyn std::fmt::Display]| {
+        batch::refuse(echo, fill(template, values))
+    };
     let Some(definition) = values::registered(transaction, attr).await? else {
-        warnings.push(format!("Attribute '{attr}' is not registered"));
+        warnings.push(fill(messages::ATTRIBUTE_ATTR_IS_NOT_REGISTERED, &[&attr]));
         return Ok(());
     };
     let kind = val.type_.map(|kind| kind.to_string());
@@ -250,9 +257,10 @@ async fn save<'a>(
     match val.type_ {
         None => {
             if val.itm.len() > 1 {
-                return Err(batch::refuse(
-                    echo,
-                    format!("Attribute '{attr}' holds one value, not {}", val.itm.len()),
+                let count = val.itm.len();
+                return Err(refuse(
+                    messages::ATTRIBUTE_ATTR_HOLDS_ONE_VALUE_NOT_N,
+                    &[&attr, &count],
                 ));
             }
             rows.extend(val.itm.iter().map(|itm| item(None, None, &itm.value)));
@@ -262,24 +270,24 @@ async fn save<'a>(
             for (index, itm) in val.itm.iter().enumerate() {
                 let pos = itm.pos.map_or(index as i64, i64::from);
                 if !positions.insert(pos) {
-                    return Err(batch::refuse(
-                        echo,
-                        format!("Position {pos} of attribute '{attr}' is given twice"),
-                    ));
+                    let twice = messages::POSITION_POS_OF_ATTRIBUTE_ATTR_IS_GIVEN_TWICE;
+                    return Err(refuse(twice, &[&pos, &attr]));
                 }
                 rows.push(item(Some(pos), None, &itm.value));
             }
         }
         Some(ValType::Localized) => {
             for itm in &val.itm {
-                let loc = itm.loc.as_deref().ok_or_else(|| {
-                    batch::refuse(
-                        echo,
-                        format!("Localized value of attribute '{attr}' needs 'loc'"),
-                    )
-                })?;
+                let needs_loc = messages::LOCALIZED_VALUE_OF_ATTRIBUTE_ATTR_NEEDS_LOC;
+                let loc = itm
+                    .loc
+                    .as_deref()
+                    .ok_or_else(|| refuse(needs_loc, &[&attr]))?;
                 if !locales.known(transaction, loc).await? {
-                    warnings.push(format!("Cannot find language id with code '{loc}'."));
+                    warnings.push(fill(
+                        messages::CANNOT_FIND_LANGUAGE_ID_WITH_CODE_CODE,
+                        &[&loc],
+                    ));
                     continue;
                 }
                 supplied.push(loc.to_string());

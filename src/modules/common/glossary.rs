@@ -4,7 +4,9 @@
 //! forbidden flag and last edit travel in `meta`, its translations in `links/itms`, one group per
 //! locale. Persist replaces the translations of the locales it names and keeps the others.
 
+use core_api::messages;
 use core_api::types::{Action, GlossaryEntry, ResponseType, ResponseTypeStatus};
+use core_api_support::fill;
 
 use super::super::batch::{self, Apply, ItemError, Scope, Tx};
 use crate::{
@@ -59,7 +61,10 @@ fn fields<'a>(
 }
 
 fn invalid(echo: &ResponseType, value: &str, field: &str) -> ItemError {
-    batch::refuse(echo, format!("Invalid value '{value}' for '{field}'"))
+    batch::refuse(
+        echo,
+        fill(messages::INVALID_VALUE_VALUE_FOR_KEY, &[&value, &field]),
+    )
 }
 
 fn meta_fields(entry: &GlossaryEntry, echo: &ResponseType) -> Result<Fields, ItemError> {
@@ -124,7 +129,7 @@ impl Apply for Persist {
         {
             return Err(batch::refuse(
                 &echo,
-                format!("Unknown translation entry type '{type_}'"),
+                fill(messages::UNKNOWN_TRANSLATION_ENTRY_TYPE_TYPE, &[&type_]),
             ));
         }
         let locales = entry.loc.iter().chain(
@@ -137,7 +142,10 @@ impl Apply for Persist {
                 .await?
                 .is_none()
             {
-                return Err(batch::refuse(&echo, format!("Unknown locale '{loc}'")));
+                return Err(batch::refuse(
+                    &echo,
+                    fill(messages::UNKNOWN_LOCALE_LOC, &[&loc]),
+                ));
             }
         }
         // The service records who edited last and when, unless the message says it.
@@ -201,7 +209,7 @@ async fn update(
             .map(|id| id.to_string())
             .or_else(|| entry.tid.clone())
             .unwrap_or_default();
-        let text = format!("Sentence with identity '{identity}' not found.");
+        let text = fill(messages::SENTENCE_WITH_IDENTITY_ID_NOT_FOUND, &[&identity]);
         return Err(batch::refuse(echo, text));
     };
     stored::update(transaction, found.id, change).await?;
@@ -209,7 +217,7 @@ async fn update(
         id: found.id,
         tid: found.tid,
         action: "update",
-        description: "The glossary entry has been updated successfully",
+        description: messages::THE_GLOSSARY_ENTRY_HAS_BEEN_UPDATED_SUCCESSFULLY,
     })
 }
 
@@ -225,14 +233,20 @@ async fn create(
     let Some(glossary) = glossary else {
         return Err(batch::refuse(
             echo,
-            "Glossary entry does not contain a link to a glossary",
+            messages::GLOSSARY_ENTRY_DOES_NOT_CONTAIN_A_LINK_TO_A_GLOSSARY,
         ));
     };
     let Some(loc) = entry.loc.as_deref() else {
-        return Err(batch::refuse(echo, "Missing required value 'loc'"));
+        return Err(batch::refuse(
+            echo,
+            fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&"loc"]),
+        ));
     };
     let Some(type_) = entry.type_.as_deref() else {
-        return Err(batch::refuse(echo, "Missing required value 'type'"));
+        return Err(batch::refuse(
+            echo,
+            fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&"type"]),
+        ));
     };
     let tid = uuid::Uuid::new_v4().to_string();
     let id = stored::insert(transaction, &tid, glossary, loc, type_, fields).await?;
@@ -240,7 +254,7 @@ async fn create(
         id,
         tid,
         action: "create",
-        description: "The glossary entry has been created successfully",
+        description: messages::THE_GLOSSARY_ENTRY_HAS_BEEN_CREATED_SUCCESSFULLY,
     })
 }
 
@@ -253,7 +267,7 @@ async fn find_glossary(
     records::find(&mut **transaction, &GLOSSARIES, identity)
         .await?
         .map(|found| found.id)
-        .ok_or_else(|| batch::refuse(echo, "There is no glossary with the given identity"))
+        .ok_or_else(|| batch::refuse(echo, messages::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY))
 }
 
 /// A stored entry's id and tid.
@@ -337,7 +351,7 @@ impl Apply for Perform {
         let FoundEntry { id, tid } = found.ok_or_else(|| {
             batch::refuse(
                 &echo,
-                "There is no glossary entry with the given tid/identity",
+                messages::THERE_IS_NO_GLOSSARY_ENTRY_WITH_THE_GIVEN_TID_IDENTITY,
             )
         })?;
         let mut record = batch::record(DATA_TYPE, kind, ResponseTypeStatus::Success, "");
@@ -345,23 +359,30 @@ impl Apply for Perform {
         record.tid = Some(tid);
         if kind == "delete" {
             stored::delete(transaction, id).await?;
-            record.description = Some("The glossary entry has been deleted successfully".into());
+            record.description =
+                Some(messages::THE_GLOSSARY_ENTRY_HAS_BEEN_DELETED_SUCCESSFULLY.into());
             return Ok(record);
         }
         let glossary = match target(action) {
-            None => return Err(batch::refuse(&echo, "Missing required value 'glossaryId'")),
+            None => {
+                return Err(batch::refuse(
+                    &echo,
+                    messages::MISSING_REQUIRED_VALUE_GLOSSARYID,
+                ));
+            }
             // `check` has refused a target that is not an integer.
             Some(value) => value.trim().parse::<i64>().unwrap_or_default(),
         };
         let glossary = find_glossary(transaction, Identity::Id(glossary), &echo).await?;
         if kind == "moveToGlossary" {
             stored::move_to(transaction, id, glossary).await?;
-            record.description = Some("The glossary entry has been moved successfully".into());
+            record.description =
+                Some(messages::THE_GLOSSARY_ENTRY_HAS_BEEN_MOVED_SUCCESSFULLY.into());
             return Ok(record);
         }
         let new_tid = uuid::Uuid::new_v4().to_string();
         let new_id = stored::copy_to(transaction, id, glossary, &new_tid).await?;
-        record.description = Some("The glossary entry has been copied successfully".into());
+        record.description = Some(messages::THE_GLOSSARY_ENTRY_HAS_BEEN_COPIED_SUCCESSFULLY.into());
         record.details = Some(batch::details(&[
             ("newId", &new_id.to_string()),
             ("newTid", &new_tid),

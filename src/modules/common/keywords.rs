@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 
 use core_api::{
-    tables,
+    messages, tables,
     types::{Itms, KeywordRequest, Kwd, Links, Meta, Name, ResponseType, ResponseTypeStatus},
 };
+use core_api_support::fill;
 
 use super::super::{
     batch::{self, Apply, ItemError, Scope, Tx},
@@ -242,24 +243,30 @@ impl<'a> Names<'a> {
                 None if names.default.is_some() => {
                     return Err(batch::refuse(
                         echo,
-                        "The default name is given more than once",
+                        messages::THE_DEFAULT_NAME_IS_GIVEN_MORE_THAN_ONCE,
                     ));
                 }
                 None => names.default = Some(itm.value.as_str()),
                 Some(loc) if !locales.insert(loc) => {
                     return Err(batch::refuse(
                         echo,
-                        format!("The name for locale '{loc}' is given more than once"),
+                        fill(
+                            messages::THE_NAME_FOR_LOCALE_LOC_IS_GIVEN_MORE_THAN_ONCE,
+                            &[&loc],
+                        ),
                     ));
                 }
                 Some(loc) => names.localized.push((loc, itm.value.as_str())),
             }
         }
         match names.default {
-            Some("") => Err(batch::refuse(echo, "Missing required value 'name'")),
+            Some("") => Err(batch::refuse(echo, messages::MISSING_REQUIRED_VALUE_NAME)),
             Some(name) if name.contains('/') => Err(batch::refuse(
                 echo,
-                format!("Invalid keyword name '{name}': a name must not contain '/'"),
+                fill(
+                    messages::INVALID_KEYWORD_NAME_NAME_A_NAME_MUST_NOT_CONTAIN,
+                    &[&name],
+                ),
             )),
             _ => Ok(names),
         }
@@ -293,7 +300,7 @@ async fn create(
     scope: &Scope<'_>,
 ) -> Result<ResponseType, ItemError> {
     let Some(name) = names.default else {
-        return Err(batch::refuse(&echo, "Missing required value 'name'"));
+        return Err(batch::refuse(&echo, messages::MISSING_REQUIRED_VALUE_NAME));
     };
     // A parent named by its id is looked up for its path; one named by its path is found by the
     // insert itself.
@@ -302,7 +309,7 @@ async fn create(
             let (_, path) = find(transaction, Identity::Id(id)).await?.ok_or_else(|| {
                 batch::refuse(
                     &echo,
-                    format!("Parent keyword with identity '{id}' not found"),
+                    fill(messages::PARENT_KEYWORD_WITH_IDENTITY_ID_NOT_FOUND, &[&id]),
                 )
             })?;
             (Parent::Id(id), path)
@@ -313,7 +320,7 @@ async fn create(
     // The insert makes the path from the parent's as it reads it (a concurrent rename of the
     // parent has ended by then); the unique path decides between racing creates.
     let path = child_path(&parent_path, name);
-    let exists = || batch::refuse(&echo, format!("Keyword '{path}' already exists"));
+    let exists = || batch::refuse(&echo, fill(messages::KEYWORD_PATH_ALREADY_EXISTS, &[&path]));
     let created = stored::create(
         transaction,
         scope.backend,
@@ -326,7 +333,10 @@ async fn create(
     let Some(created) = batch::unless_taken(created, exists)? else {
         return Err(batch::refuse(
             &echo,
-            format!("Parent keyword with path '{parent_path}' not found"),
+            fill(
+                messages::PARENT_KEYWORD_WITH_PATH_PATH_NOT_FOUND,
+                &[&parent_path],
+            ),
         ));
     };
     let (id, path) = (created.id, created.path);
@@ -336,7 +346,7 @@ async fn create(
         DATA_TYPE,
         "create",
         ResponseTypeStatus::Success,
-        "The keyword has been created successfully",
+        messages::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY,
     );
     record.id = Some(id);
     record.path = Some(path);
@@ -370,7 +380,10 @@ async fn update(
     if moved {
         return Err(batch::refuse(
             &echo,
-            format!("Keyword '{path}' cannot be moved to another parent"),
+            fill(
+                messages::KEYWORD_PATH_CANNOT_BE_MOVED_TO_ANOTHER_PARENT,
+                &[&path],
+            ),
         ));
     }
     let mut new_path = path.clone();
@@ -387,7 +400,12 @@ async fn update(
             });
         check_length((longest + new).saturating_sub(old).max(new), &echo)?;
         // The unique paths decide: a sibling of that name, or its descendants, exist already.
-        let exists = || batch::refuse(&echo, format!("Keyword '{new_path}' already exists"));
+        let exists = || {
+            batch::refuse(
+                &echo,
+                fill(messages::KEYWORD_PATH_ALREADY_EXISTS, &[&new_path]),
+            )
+        };
         let renamed = stored::rename(transaction, backend, id, (&path, &new_path), name).await;
         batch::unless_taken(renamed, exists)?;
     }
@@ -397,7 +415,7 @@ async fn update(
         DATA_TYPE,
         "update",
         ResponseTypeStatus::Success,
-        "The keyword has been updated successfully",
+        messages::THE_KEYWORD_HAS_BEEN_UPDATED_SUCCESSFULLY,
     );
     record.id = Some(id);
     record.path = Some(new_path);
@@ -438,8 +456,8 @@ fn child_path(parent: &str, name: &str) -> String {
 /// Why a keyword addressed by its identity is refused: it is not stored.
 pub(crate) fn not_found(identity: Identity<'_>) -> String {
     match identity {
-        Identity::Id(id) => format!("Keyword with identity '{id}' not found"),
-        Identity::Key(path) => format!("Keyword with path '{path}' not found"),
+        Identity::Id(id) => fill(messages::KEYWORD_WITH_IDENTITY_ID_NOT_FOUND, &[&id]),
+        Identity::Key(path) => fill(messages::KEYWORD_WITH_PATH_PATH_NOT_FOUND, &[&path]),
     }
 }
 

@@ -3,7 +3,9 @@
 
 use std::marker::PhantomData;
 
+use core_api::messages;
 use core_api::types::{Details, Itms, ResponseType, ResponseTypeStatus};
+use core_api_support::fill;
 
 use super::super::{
     batch::{self, Apply, ItemError, Scope, Tx},
@@ -77,11 +79,17 @@ impl<'r> Apply for Persist<'r> {
             other => {
                 return Err(batch::refuse(
                     &echo,
-                    format!("Unsupported link type '{}'", other.unwrap_or_default()),
+                    fill(
+                        messages::UNSUPPORTED_LINK_TYPE_TYPE,
+                        &[&other.unwrap_or_default()],
+                    ),
                 ));
             }
         }
-        Ok(batch::success(echo, "The link has been saved successfully"))
+        Ok(batch::success(
+            echo,
+            messages::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY,
+        ))
     }
 }
 
@@ -97,18 +105,22 @@ fn identity<'a>(
         values(group, id_name).as_slice(),
     ) {
         ([key], []) => Ok(Identity::Key(key)),
-        ([], [id]) => id
-            .trim()
-            .parse()
-            .map(Identity::Id)
-            .map_err(|_| batch::refuse(echo, format!("Invalid value '{id}' for '{id_name}'"))),
+        ([], [id]) => id.trim().parse().map(Identity::Id).map_err(|_| {
+            batch::refuse(
+                echo,
+                fill(messages::INVALID_VALUE_VALUE_FOR_KEY, &[&id, &id_name]),
+            )
+        }),
         ([], []) => Err(batch::refuse(
             echo,
-            format!("Missing required value '{key_name}'"),
+            fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&key_name]),
         )),
         _ => Err(batch::refuse(
             echo,
-            format!("Give one '{key_name}' or one '{id_name}'"),
+            fill(
+                messages::GIVE_ONE_TIDKEY_OR_ONE_IDKEY,
+                &[&key_name, &id_name],
+            ),
         )),
     }
 }
@@ -124,11 +136,17 @@ fn asset_identities<'a>(
         .collect();
     for id in values(group, "assetId") {
         identities.push(Identity::Id(id.trim().parse().map_err(|_| {
-            batch::refuse(echo, format!("Invalid value '{id}' for 'assetId'"))
+            batch::refuse(
+                echo,
+                fill(messages::INVALID_VALUE_VALUE_FOR_KEY, &[&id, &"assetId"]),
+            )
         })?));
     }
     if identities.is_empty() {
-        return Err(batch::refuse(echo, "Missing required value 'assetTid'"));
+        return Err(batch::refuse(
+            echo,
+            fill(messages::MISSING_REQUIRED_VALUE_KEY, &[&"assetTid"]),
+        ));
     }
     Ok(identities)
 }
@@ -156,11 +174,11 @@ async fn product(
     let product = identity(group, "productTid", "productId", echo)?;
     let product = batch::visible(transaction, caller, &PRODUCTS, product, "Product", echo).await?;
     let Some(link_type) = group.type_.as_deref() else {
-        return Err(batch::refuse(echo, "Attribute not found"));
+        return Err(batch::refuse(echo, messages::ATTRIBUTE_NOT_FOUND));
     };
     let link_type = stored::link_type(transaction, link_type)
         .await?
-        .ok_or_else(|| batch::refuse(echo, "Attribute not found"))?;
+        .ok_or_else(|| batch::refuse(echo, messages::ATTRIBUTE_NOT_FOUND))?;
     let assets = assets(transaction, caller, group, echo).await?;
     // Concurrent links to one product are counted one after the other.
     stored::lock_product(transaction, product).await?;
@@ -171,7 +189,7 @@ async fn product(
         if linked {
             return Err(batch::refuse(
                 echo,
-                "Asset has been already linked to the product",
+                messages::ASSET_HAS_BEEN_ALREADY_LINKED_TO_THE_PRODUCT,
             ));
         }
     }
@@ -182,7 +200,7 @@ async fn product(
     {
         return Err(batch::refuse(
             echo,
-            "Product attribute cardinality has been exceeded",
+            messages::PRODUCT_ATTRIBUTE_CARDINALITY_HAS_BEEN_EXCEEDED,
         ));
     }
     for (offset, asset) in assets.iter().enumerate() {
@@ -190,7 +208,7 @@ async fn product(
         let inserted = stored::link(transaction, product, *asset, link_type.id, position).await;
         // A concurrent request may have linked it first.
         batch::unless_taken(inserted, || {
-            batch::refuse(echo, "Asset has been already linked to the product")
+            batch::refuse(echo, messages::ASSET_HAS_BEEN_ALREADY_LINKED_TO_THE_PRODUCT)
         })?;
     }
     Ok(())
@@ -211,7 +229,7 @@ async fn keyword(
     for asset in assets(transaction, caller, group, echo).await? {
         let inserted = keywords::link_asset(transaction, found.id, asset).await;
         batch::unless_taken(inserted, || {
-            batch::refuse(echo, "Asset has been already linked to the keyword")
+            batch::refuse(echo, messages::ASSET_HAS_BEEN_ALREADY_LINKED_TO_THE_KEYWORD)
         })?;
     }
     Ok(())

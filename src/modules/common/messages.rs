@@ -3,6 +3,7 @@
 //! document's (`Message`), checked for every message before any is stored.
 
 use core_api::types::{Message, ResponseType, ResponseTypeStatus};
+use core_api_support::fill;
 use serde::Serialize;
 
 use super::super::batch::{self, Apply, ItemError, Scope, Tx};
@@ -65,7 +66,7 @@ impl Apply for Persist {
         let taken = || {
             batch::refuse(
                 &Persist::echo(message),
-                format!("Message '{tid}' already exists"),
+                fill(core_api::messages::MESSAGE_TID_ALREADY_EXISTS, &[&tid]),
             )
         };
         // The unique tid decides, also between racing requests.
@@ -74,7 +75,7 @@ impl Apply for Persist {
             DATA_TYPE,
             "create",
             ResponseTypeStatus::Success,
-            "The message has been sent successfully",
+            core_api::messages::THE_MESSAGE_HAS_BEEN_SENT_SUCCESSFULLY,
         );
         record.tid = Some(tid);
         Ok(record)

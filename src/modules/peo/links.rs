@@ -2,7 +2,9 @@
 
 use std::marker::PhantomData;
 
+use core_api::messages;
 use core_api::types::{Details, Itm, ResponseType, ResponseTypeStatus};
+use core_api_support::fill;
 
 use crate::modules::{
     batch::{self, Apply, ItemError, Scope, Tx},
@@ -52,7 +54,10 @@ impl<'r> Apply for LinkPersist<'r> {
         if pair.kind != Some("peoToProject") {
             return Err(batch::refuse(
                 &echo,
-                format!("Unsupported link type '{}'", pair.kind.unwrap_or_default()),
+                fill(
+                    messages::UNSUPPORTED_LINK_TYPE_TYPE,
+                    &[&pair.kind.unwrap_or_default()],
+                ),
             ));
         }
         let group = pair.group;
@@ -74,13 +79,18 @@ impl<'r> Apply for LinkPersist<'r> {
             (None, None, Some(Ok(peo)), Some(Ok(project))) if keys == 2 => {
                 (Identity::Id(peo), Identity::Id(project))
             }
-            _ => return Err(batch::refuse(&echo, "Invalid link definition")),
+            _ => {
+                return Err(batch::refuse(&echo, messages::INVALID_LINK_DEFINITION));
+            }
         };
         let peo = batch::visible(transaction, scope.caller, &PEOS, peo, "PEO", &echo).await?;
         let channel = records::find(&mut **transaction, &CHANNELS, project)
             .await?
-            .ok_or_else(|| batch::refuse(&echo, "Project not found"))?;
+            .ok_or_else(|| batch::refuse(&echo, messages::PROJECT_NOT_FOUND))?;
         peos::link_channel(transaction, peo, channel.id).await?;
-        Ok(batch::success(echo, "The link has been saved successfully"))
+        Ok(batch::success(
+            echo,
+            messages::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY,
+        ))
     }
 }

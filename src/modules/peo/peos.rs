@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use core_api::messages;
 use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest};
+use core_api_support::fill;
 use sqlx::AnyPool;
 
 use crate::{
@@ -57,7 +59,7 @@ pub(crate) async fn retrieve(
     };
     if peos.is_empty() {
         return Err(ApiError::NotFound(
-            "None of the requested PEOs was found".to_string(),
+            messages::NONE_OF_THE_REQUESTED_PEOS_WAS_FOUND.to_string(),
         ));
     }
     Ok(peos)
@@ -199,7 +201,10 @@ async fn visible_product(pool: &AnyPool, caller: &Caller, tid: &str) -> Result<i
         .filter(|(_, roles)| caller.sees(roles));
     match found {
         Some((id, _)) => Ok(id),
-        None => Err(ApiError::NotFound(format!("Product '{tid}' not found"))),
+        None => Err(ApiError::NotFound(fill(
+            messages::PRODUCT_TID_NOT_FOUND,
+            &[&tid],
+        ))),
     }
 }
 
@@ -212,7 +217,7 @@ async fn of_project(
 ) -> Result<HashSet<i64>, ApiError> {
     let project = records::find(pool, &CHANNELS, Identity::Key(tid))
         .await?
-        .ok_or_else(|| ApiError::NotFound(format!("Project '{tid}' not found")))?;
+        .ok_or_else(|| ApiError::NotFound(fill(messages::PROJECT_TID_NOT_FOUND, &[&tid])))?;
     let channels: Vec<i64> = if with_children {
         channels::subtree(pool, project.id, None)
             .await?

@@ -2,11 +2,16 @@
 //! `attribute-definitions/perform` (D-49). Definitions are loaded by the operator (D-01); this
 //! interface finds and deletes them.
 
+use core_api::messages;
 use core_api::types::{
     Action, AttributeDefinitionsQuery, AttributeDefinitionsRequest, ResponseType,
 };
+use core_api_support::fill;
 
-use super::super::{batch::Tx, deletion::Delete};
+use super::super::{
+    batch::Tx,
+    deletion::{Delete, identified},
+};
 use crate::{
     error::ApiError,
     storage::{
@@ -39,14 +44,8 @@ pub(crate) struct Perform;
 
 impl Delete for Perform {
     const DATA_TYPE: &'static str = DATA_TYPE;
-    const DELETED: &'static str = "The attribute definition has been deleted successfully";
+    const DELETED: &'static str = messages::THE_ATTRIBUTE_DEFINITION_HAS_BEEN_DELETED_SUCCESSFULLY;
     type Found = Found;
-
-    fn identify(mut record: ResponseType, action: &Action) -> ResponseType {
-        record.id = action.id;
-        record.tid = action.tid.clone();
-        record
-    }
 
     /// All actions of a request use one kind of identifier; an action with both counts as one
     /// by `tid`, since it is applied by `tid` (D-49).
@@ -57,7 +56,7 @@ impl Delete for Perform {
             .any(|action| action.tid.is_none() && action.id.is_some());
         if by_tid && by_id {
             return Err(ApiError::Rule(
-                "All actions of one request must use the same kind of identifier".into(),
+                messages::ALL_ACTIONS_OF_ONE_REQUEST_MUST_USE_THE_SAME_KIND_OF_IDENTIFIER.into(),
             ));
         }
         Ok(())
@@ -73,13 +72,13 @@ impl Delete for Perform {
             }
             None => None,
         };
-        Ok(found.ok_or_else(|| "There is no attribute definition with the given tid or id".into()))
+        Ok(found.ok_or_else(|| {
+            messages::THERE_IS_NO_ATTRIBUTE_DEFINITION_WITH_THE_GIVEN_TID_OR_ID.into()
+        }))
     }
 
-    fn found(mut record: ResponseType, found: &Found) -> ResponseType {
-        record.id = Some(found.id);
-        record.tid = found.key.clone();
-        record
+    fn found(record: ResponseType, found: &Found) -> ResponseType {
+        identified(record, found)
     }
 
     async fn delete(
@@ -91,8 +90,9 @@ impl Delete for Perform {
         stored::lock(transaction, found.id).await?;
         let uses = stored::uses(transaction, found.id).await?;
         if let Some(reason) = reason(&uses) {
-            return Ok(Err(format!(
-                "The attribute definition could not be deleted. Reason: {reason}"
+            return Ok(Err(fill(
+                messages::THE_ATTRIBUTE_DEFINITION_COULD_NOT_BE_DELETED_REASON_REASON,
+                &[&reason],
             )));
         }
         stored::delete(transaction, found.id).await?;

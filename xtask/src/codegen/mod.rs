@@ -9,6 +9,7 @@
 //! result with the files on disk.
 
 mod client;
+pub mod messages;
 mod model;
 mod published;
 mod rules;
@@ -118,6 +119,20 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
         module_doc(
             "The poem routes of every operation, each decoding its request and calling its trait method.",
             server::router(&operations)?,
+        ),
+    )?;
+    rust(
+        "generated/core-api/src/messages.rs",
+        module_doc(
+            "The item messages the operations' descriptions state, one constant each (`<placeholders>` are filled by `core_api_support::fill`).",
+            messages::generate(&document, &operations)?,
+        ),
+    )?;
+    rust(
+        "generated/core-api/src/envelope.rs",
+        module_doc(
+            "The envelope of every request body: its `meta`, if it has one.",
+            messages::envelopes(&document, &operations),
         ),
     )?;
     rust(
@@ -313,6 +328,8 @@ fn api_lib(operations: &[model::Operation]) -> TokenStream {
         //! * [`service`]: one trait per specification module; every method answers
         //!   `NotImplemented` until the server overrides it.
         //! * [`router`]: the poem routes of every operation.
+        //! * [`messages`]: the item messages the descriptions state, one constant each.
+        //! * [`envelope`]: the `meta` of every request body ([`Envelope`]).
         //! * [`document`]: the document itself.
 
         #[allow(clippy::all, missing_docs)]
@@ -321,8 +338,11 @@ fn api_lib(operations: &[model::Operation]) -> TokenStream {
         pub mod operations;
         pub mod service;
         pub mod router;
+        pub mod messages;
+        pub mod envelope;
         pub mod document;
 
+        pub use envelope::Envelope;
         pub use router::router;
         pub use service::{#(#traits),*};
     }

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use super::model::{Body, Operation};
 use crate::document::Representation as Media;
-use crate::document::{screaming_case, snake_case};
+use crate::document::{pascal_case, screaming_case, snake_case};
 
 /// The trait name of a module tag: `Common` → `CommonApi`, `PIM` → `PimApi`.
 pub fn trait_name(module: &str) -> proc_macro2::Ident {
@@ -35,6 +35,7 @@ pub fn modules(operations: &[Operation]) -> Vec<String> {
 pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
     let mut statics = Vec::new();
     let mut all = Vec::new();
+    let mut variants = Vec::new();
     for operation in operations {
         let ident = format_ident!("{}", screaming_case(&operation.id));
         let Operation {
@@ -113,7 +114,14 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
             };
         });
         all.push(ident);
+        variants.push((
+            format_ident!("{}", pascal_case(&operation.id)),
+            operation.id.clone(),
+        ));
     }
+    let variant_idents: Vec<_> = variants.iter().map(|(variant, _)| variant).collect();
+    let variant_ids: Vec<_> = variants.iter().map(|(_, id)| id).collect();
+    let variant_docs: Vec<String> = variants.iter().map(|(_, id)| format!(" `{id}`.")).collect();
     Ok(quote! {
         use core_api_support::{Batch, Method, Operation, RequestBody, ResponseBody, StatusBody};
 
@@ -123,6 +131,26 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
 
         /// Every operation, in document order.
         pub static ALL: &[&Operation] = &[#(&#all),*];
+
+        /// Every operation by name: a `match` on it is exhaustive, so code that must handle every
+        /// operation (the conformance runner's requests) fails to build until it handles a new one.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum OperationId {
+            #(
+                #[doc = #variant_docs]
+                #variant_idents,
+            )*
+        }
+
+        impl OperationId {
+            /// The name of an operation of this document (none for one of another document).
+            pub fn of(operation: &Operation) -> Option<OperationId> {
+                match operation.id {
+                    #(#variant_ids => Some(OperationId::#variant_idents),)*
+                    _ => None,
+                }
+            }
+        }
     })
 }
 

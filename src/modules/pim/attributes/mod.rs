@@ -7,7 +7,9 @@ mod perform;
 mod persist;
 mod read;
 
+use core_api::messages;
 use core_api::types::{Attr, ResponseType};
+use core_api_support::fill;
 use sqlx::AnyConnection;
 
 pub(crate) use self::{
@@ -79,7 +81,10 @@ fn refused<T>(text: impl Into<String>) -> Result<T, Fault> {
 }
 
 fn invalid(value: &str, field: &str) -> Fault {
-    Fault::Refused(format!("Invalid value '{value}' for '{field}'"))
+    Fault::Refused(fill(
+        messages::INVALID_VALUE_VALUE_FOR_KEY,
+        &[&value, &field],
+    ))
 }
 
 /// A record naming a stored attribute.
@@ -101,12 +106,15 @@ async fn find_node(
         (Some(id), path) => match nodes::find_id(connection, id).await? {
             Some(node) if path.is_none_or(|path| path == node.path) => Ok(node),
             Some(_) => Err(invalid(path.unwrap_or_default(), "nodePath")),
-            None => refused(format!("Node with id {id} not found")),
+            None => refused(fill(messages::NODE_WITH_ID_ID_NOT_FOUND, &[&id])),
         },
         (None, Some(path)) => match nodes::find_path(connection, path).await? {
             Some(node) => Ok(node),
-            None => refused(format!("Node with path {path} not found")),
+            None => refused(fill(messages::NODE_WITH_PATH_PATH_NOT_FOUND, &[&path])),
         },
-        (None, None) => refused("Missing required value 'nodeId or nodePath'"),
+        (None, None) => refused(fill(
+            messages::MISSING_REQUIRED_VALUE_FIELD,
+            &[&"nodeId or nodePath"],
+        )),
     }
 }

@@ -1,6 +1,8 @@
 //! `attributes/perform` (D-27): each `delete` action applied in its transaction.
 
+use core_api::messages;
 use core_api::types::{Action, ResponseType};
+use core_api_support::fill;
 use sqlx::AnyConnection;
 
 use super::{DATA_TYPE, Fault, find_node, identified, refused};
@@ -17,7 +19,7 @@ pub(crate) struct Perform;
 
 impl Delete for Perform {
     const DATA_TYPE: &'static str = DATA_TYPE;
-    const DELETED: &'static str = "The attribute has been deleted successfully";
+    const DELETED: &'static str = messages::THE_ATTRIBUTE_HAS_BEEN_DELETED_SUCCESSFULLY;
     type Found = Attribute;
 
     fn identify(mut record: ResponseType, action: &Action) -> ResponseType {
@@ -57,14 +59,14 @@ async fn target(connection: &mut AnyConnection, action: &Action) -> Result<Attri
     if let Some(id) = action.id {
         return match stored::find_id(connection, id).await? {
             Some(attribute) => Ok(attribute),
-            None => refused(format!("Attribute with id {id} was not found.")),
+            None => refused(fill(messages::ATTRIBUTE_WITH_ID_ID_WAS_NOT_FOUND, &[&id])),
         };
     }
     let (Some(key), true) = (
         action.key.as_deref(),
         action.node_id.is_some() || action.node_path.is_some(),
     ) else {
-        return refused("Missing required value 'id'");
+        return refused(messages::MISSING_REQUIRED_VALUE_ID);
     };
     let node = find_node(connection, action.node_id, action.node_path.as_deref()).await?;
     let definition =
@@ -74,9 +76,9 @@ async fn target(connection: &mut AnyConnection, action: &Action) -> Result<Attri
         None => None,
     };
     attribute.ok_or_else(|| {
-        Fault::Refused(format!(
-            "Attribute '{key}' was not found on node {}",
-            node.path
+        Fault::Refused(fill(
+            messages::ATTRIBUTE_KEY_WAS_NOT_FOUND_ON_NODE_PATH,
+            &[&key, &node.path],
         ))
     })
 }

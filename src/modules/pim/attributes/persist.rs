@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
+use core_api::messages;
 use core_api::types::{Attr, DomainVals, ResponseType, ResponseTypeStatus};
+use core_api_support::fill;
 use sqlx::AnyConnection;
 
 use super::{ALLOWED, DATA_TYPE, Fault, find_node, identified, invalid, refused};
@@ -48,9 +50,15 @@ impl Saved {
     /// Its SUCCESS record.
     fn record(&self) -> ResponseType {
         let (action, text) = if self.created {
-            ("create", "The attribute has been created successfully")
+            (
+                "create",
+                messages::THE_ATTRIBUTE_HAS_BEEN_CREATED_SUCCESSFULLY,
+            )
         } else {
-            ("update", "The attribute has been saved successfully")
+            (
+                "update",
+                messages::THE_ATTRIBUTE_HAS_BEEN_SAVED_SUCCESSFULLY,
+            )
         };
         identified(
             batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, text),
@@ -137,12 +145,15 @@ async fn locate(
         None => find_node(connection, attr.node_id, attr.node_path.as_deref()).await?,
     };
     let Some(key) = attr.key.as_deref() else {
-        return refused("Missing required value 'key'");
+        return refused(fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&"key"]));
     };
     // Held until the transaction ends, so a concurrent delete of the definition waits
     // (or has ended, and it is not found).
     let Some(definition) = definitions::hold(connection, key).await? else {
-        return refused(format!("Attribute definition: '{key}' cannot be found"));
+        return refused(fill(
+            messages::ATTRIBUTE_DEFINITION_KEY_CANNOT_BE_FOUND,
+            &[&key],
+        ));
     };
     // Concurrent saves of attributes of one node wait for each other (PostgreSQL), so
     // that the second of two creates of one attribute finds the first and updates it.
@@ -162,7 +173,7 @@ async fn locate(
 /// The attribute with `id`, which the `attr`'s `key`, `nodeId` and `nodePath` must match.
 async fn by_id(connection: &mut AnyConnection, attr: &Attr, id: i64) -> Result<Attribute, Fault> {
     let Some(existing) = stored::find_id(connection, id).await? else {
-        return refused(format!("Attribute with id {id} was not found."));
+        return refused(fill(messages::ATTRIBUTE_WITH_ID_ID_WAS_NOT_FOUND, &[&id]));
     };
     if let Some(key) = attr.key.as_deref().filter(|key| *key != existing.key) {
         return Err(invalid(key, "key"));
@@ -189,7 +200,7 @@ fn new_attribute(attr: &Attr, target: Target) -> Result<Attribute, Fault> {
         ("localized", attr.localized.is_none()),
     ];
     if let Some((field, _)) = required.iter().find(|(_, missing)| *missing) {
-        return refused(format!("Missing required value '{field}'"));
+        return refused(fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&field]));
     }
     Ok(Attribute {
         id: 0,

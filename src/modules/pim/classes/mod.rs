@@ -14,7 +14,9 @@ mod perform;
 mod persist;
 mod read;
 
+use core_api::messages;
 use core_api::types::{Name, NameItm};
+use core_api_support::fill;
 use sqlx::AnyConnection;
 
 pub(crate) use self::{
@@ -56,7 +58,10 @@ async fn known(
 ) -> Result<bool, sqlx::Error> {
     let known = locales.known(connection, loc).await?;
     if !known {
-        warnings.push(format!("Cannot find language id with code '{loc}'."));
+        warnings.push(fill(
+            messages::CANNOT_FIND_LANGUAGE_ID_WITH_CODE_CODE,
+            &[&loc],
+        ));
     }
     Ok(known)
 }

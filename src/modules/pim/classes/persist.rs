@@ -3,9 +3,11 @@
 
 use std::{collections::HashMap, marker::PhantomData};
 
+use core_api::messages;
 use core_api::types::{
     Class, ClassesPersistRequest, Node as NodeAnswer, ResponseType, ResponseTypeStatus,
 };
+use core_api_support::fill;
 use serde::{Serialize, Serializer};
 use sqlx::AnyConnection;
 
@@ -125,9 +127,15 @@ impl<'r> Apply for Persist<'r> {
             }
         }
         let (action, text) = if created {
-            ("create", "The classification has been created successfully")
+            (
+                "create",
+                messages::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY,
+            )
         } else {
-            ("update", "The classification has been saved successfully")
+            (
+                "update",
+                messages::THE_CLASSIFICATION_HAS_BEEN_SAVED_SUCCESSFULLY,
+            )
         };
         let mut record = batch::saved(
             batch::record(DATA_TYPE, action, ResponseTypeStatus::Success, ""),
@@ -150,13 +158,16 @@ async fn locate(
     match (class.id, class.tid.as_deref()) {
         (Some(id), given) => match find(transaction, Identity::Id(id)).await? {
             None => {
-                let text = format!("There is no classification with the given identity '{id}'");
+                let text = fill(
+                    messages::THERE_IS_NO_CLASSIFICATION_WITH_THE_GIVEN_IDENTITY_ID,
+                    &[&id],
+                );
                 Err(batch::refuse(echo, text))
             }
             Some(found) if given.is_some_and(|tid| Some(tid) != found.key.as_deref()) => {
-                let text = format!(
-                    "The tid of classification {id} is '{}' and cannot be changed",
-                    found.key.unwrap_or_default()
+                let text = fill(
+                    messages::THE_TID_OF_CLASSIFICATION_ID_IS_TID_AND_CANNOT_BE_CHANGED,
+                    &[&id, &found.key.unwrap_or_default()],
                 );
                 Err(batch::refuse(echo, text))
             }
@@ -170,7 +181,7 @@ async fn locate(
             stored::lock_tid(transaction, tid).await?;
             Ok(find(transaction, Identity::Key(tid)).await?)
         }
-        (None, None) => Err(batch::refuse(echo, "Missing required value 'tid'")),
+        (None, None) => Err(batch::refuse(echo, messages::MISSING_REQUIRED_VALUE_TID)),
     }
 }
 
@@ -186,7 +197,10 @@ fn creatable(item: &ClassItem<'_>, echo: &ResponseType) -> Result<String, ItemEr
     });
     if !rooted || tid.is_empty() || tid.contains('/') {
         let path = first.and_then(|node| node.path.clone()).unwrap_or(root);
-        let text = format!("Unable to create the root node '{path}' of classification '{tid}'");
+        let text = fill(
+            messages::UNABLE_TO_CREATE_THE_ROOT_NODE_PATH_OF_CLASSIFICATION_TID,
+            &[&path, &tid],
+        );
         return Err(batch::refuse(echo, text));
     }
     Ok(tid)
@@ -209,10 +223,7 @@ async fn save_names(
             stored::lock_name(transaction, loc, &name.value).await?;
         }
         if !loc.is_empty() && stored::name_taken(transaction, id, loc, &name.value).await? {
-            warnings.push(format!(
-                "Unable to create new classification name '{}' for language '{loc}', because it already exist.",
-                name.value
-            ));
+            warnings.push(fill(messages::UNABLE_TO_CREATE_NEW_CLASSIFICATION_NAME_NAME_FOR_LANGUAGE_CODE_BECAUSE_IT_ALREADY_EXIST, &[&name.value, &loc]));
             continue;
         }
         stored::set_name(transaction, id, loc, &name.value).await?;
@@ -242,14 +253,14 @@ async fn save_node(
     place: &mut Place<'_>,
 ) -> Result<(), Fault> {
     let Some(path) = node.path.as_deref() else {
-        return refused("Missing required value 'path'".into());
+        return refused(messages::MISSING_REQUIRED_VALUE_PATH.into());
     };
     check_path(path, place.tid)?;
     let existing = nodes::find(connection, place.classification, path).await?;
     if let Some(id) = node.id
         && existing.as_ref().is_none_or(|existing| existing.id != id)
     {
-        return refused(format!("Node with id {id} not found"));
+        return refused(fill(messages::NODE_WITH_ID_ID_NOT_FOUND, &[&id]));
     }
     let parent = parent(connection, node, path, place).await?;
     // Names in unknown locales are left out with a warning; the rest is written below.
@@ -301,8 +312,9 @@ fn check_path(path: &str, tid: &str) -> Result<(), Fault> {
             .and_then(|rest| rest.strip_prefix('/'))
             .is_some_and(|rest| rest.split('/').all(|segment| !segment.is_empty()));
     if !inside {
-        return refused(format!(
-            "Node path '{path}' is not inside classification '{tid}'"
+        return refused(fill(
+            messages::NODE_PATH_PATH_IS_NOT_INSIDE_CLASSIFICATION_TID,
+            &[&path, &tid],
         ));
     }
     if path.matches('/').count() > MAX_DEPTH {
@@ -321,9 +333,9 @@ async fn parent(
 ) -> Result<Option<i64>, Fault> {
     if path == format!("/{}", place.tid) {
         if node.parent_id.is_some() || node.parent_path.is_some() {
-            return refused(format!(
-                "Unable to create the root node '{path}' of classification '{}'",
-                place.tid
+            return refused(fill(
+                messages::UNABLE_TO_CREATE_THE_ROOT_NODE_PATH_OF_CLASSIFICATION_TID,
+                &[&path, &place.tid],
             ));
         }
         return Ok(None);
@@ -332,14 +344,16 @@ async fn parent(
     if let Some(given) = node.parent_path.as_deref()
         && given != parent_path
     {
-        return refused(format!(
-            "Parent node with path '{given}' not found for node '{path}'"
+        return refused(fill(
+            messages::PARENT_NODE_WITH_PATH_PATH_NOT_FOUND_FOR_NODE_PATH,
+            &[&given, &path],
         ));
     }
     match nodes::find(connection, place.classification, parent_path).await? {
         Some(parent) if node.parent_id.is_none_or(|id| id == parent.id) => Ok(Some(parent.id)),
-        _ => refused(format!(
-            "Parent node with path '{parent_path}' not found for node '{path}'"
+        _ => refused(fill(
+            messages::PARENT_NODE_WITH_PATH_PATH_NOT_FOUND_FOR_NODE_PATH,
+            &[&parent_path, &path],
         )),
     }
 }
