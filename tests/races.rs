@@ -8,6 +8,7 @@ mod support;
 
 use std::sync::{Arc, Barrier};
 
+use core_api::messages as msg;
 use serde_json::{Value, json};
 use support::{Server, core_server, exchange, serve_with};
 
@@ -278,8 +279,8 @@ mod race {
             assert_eq!(
                 texts,
                 [
-                    "The classification has been created successfully",
-                    "The classification has been saved successfully"
+                    msg::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY,
+                    msg::THE_CLASSIFICATION_HAS_BEEN_SAVED_SUCCESSFULLY
                 ],
                 "{one} {two}"
             );
@@ -292,8 +293,8 @@ mod race {
             assert_eq!(
                 texts,
                 [
-                    "The attribute has been created successfully",
-                    "The attribute has been saved successfully"
+                    msg::THE_ATTRIBUTE_HAS_BEEN_CREATED_SUCCESSFULLY,
+                    msg::THE_ATTRIBUTE_HAS_BEEN_SAVED_SUCCESSFULLY
                 ],
                 "{one} {two}"
             );
@@ -306,7 +307,7 @@ mod race {
                 texts,
                 [
                     format!("Keyword '/RaceTwin{try_}' already exists"),
-                    "The keyword has been created successfully".to_string()
+                    msg::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY.to_string()
                 ],
                 "{one} {two}"
             );
@@ -315,13 +316,13 @@ mod race {
             let (one, two) = pair.race((CHANNELS, CHANNELS), project.clone(), project);
             // The second either saw the first's (an update) or met it at the unique tid.
             let texts = [description(&one), description(&two)];
-            let created = "The project has been created successfully";
+            let created = msg::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY;
             let other = texts.iter().find(|text| *text != created);
             assert!(
                 texts.iter().filter(|text| *text == created).count() == 1
                     && other.is_some_and(|text| {
                         *text == format!("Project 'RaceTwin{try_}' already exists")
-                            || text == "The project has been saved successfully"
+                            || text == msg::THE_PROJECT_HAS_BEEN_SAVED_SUCCESSFULLY
                     }),
                 "{one} {two}"
             );

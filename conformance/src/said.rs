@@ -7,44 +7,10 @@ use serde_json::Value;
 
 /// The quoted texts of a description that are item messages: they start with a capital letter
 /// and have more than one word.
-pub fn messages(description: &str) -> Vec<String> {
-    let flat = description.replace('\n', " ");
-    flat.split('"')
-        .skip(1)
-        .step_by(2)
-        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|text| text.starts_with(|c: char| c.is_ascii_uppercase()) && text.contains(' '))
-        .collect()
-}
+pub use core_api_support::stated as messages;
 
 /// Whether a message whose `<placeholders>` stand for any text matches a text said.
-pub fn matches(template: &str, text: &str) -> bool {
-    let mut parts = template.split('<').enumerate().map(|(index, part)| {
-        if index == 0 {
-            part
-        } else {
-            part.split_once('>').map_or(part, |(_, rest)| rest)
-        }
-    });
-    let Some(first) = parts.next() else {
-        return text.is_empty();
-    };
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    for (index, part) in parts.iter().enumerate() {
-        let last = index + 1 == parts.len();
-        if last {
-            return part.is_empty() || rest.ends_with(part);
-        }
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.is_empty() || template.ends_with('>')
-}
+pub use core_api_support::matches;
 
 /// The item messages stated by an operation's description in a document (as a JSON tree).
 pub fn stated(document: &Value, operation: &Operation) -> Vec<String> {

@@ -2,7 +2,7 @@
 //! build scenarios from (create a keyword, a classification, …; delete what can be deleted).
 //! Every record a request writes is named with the run's unique prefix.
 
-use core_api::operations as op;
+use core_api::operations::{self as op, OperationId};
 use core_api_support::{Operation, Representation};
 use serde_json::{Value, json};
 
@@ -47,66 +47,76 @@ impl Request {
 
 /// Whether an operation writes: its request is a batch, or it answers result records.
 pub fn writes(operation: &Operation) -> bool {
-    operation.batch.is_some() || operation.id == "messagesPersist"
+    operation.batch.is_some() || OperationId::of(operation) == Some(OperationId::MessagesPersist)
 }
 
 /// A request of `operation` the fixture answers with 200. A write creates its records under
 /// unique names (and, for a perform, first creates what it then deletes).
 pub async fn good(target: &Target, operation: &'static Operation) -> Result<Request, Fail> {
     let u = target.unique();
-    Ok(match operation.id {
-        "transform" => Request::body(json!({"schemaVersion": "5.6.0",
+    let Some(id) = OperationId::of(operation) else {
+        return Err(Fail::because(format!(
+            "{} is not an operation of the document this runner was built from; update core-conformance",
+            operation.id
+        )));
+    };
+    Ok(match id {
+        OperationId::Transform => Request::body(json!({"schemaVersion": "5.6.0",
             "meta": {"itm": [{"key": "messageType", "value": "request"}]},
             "kwds": {"kwd": [{"path": "/a", "name": {"itm": [{"value": "a"}, {"value": "A", "loc": "de_DE"}]}}]}})),
-        "localesRetrieve" => {
+        OperationId::LocalesRetrieve => {
             Request::body(json!({"mode": "TID", "tids": ["de_DE", "en_GB"], "exportConfig": true}))
         }
-        "keywordsRetrieve" => Request::body(
+        OperationId::KeywordsRetrieve => Request::body(
             json!({"path": "/core-conformance/Season", "level": -1, "retrieveLinks": true}),
         ),
-        "keywordsPersist" => Request::body(keyword(&u)),
-        "glossaryEntriesPersist" => Request::body(glossary_entry_create(&u)),
-        "glossaryEntriesPerform" => {
+        OperationId::KeywordsPersist => Request::body(keyword(&u)),
+        OperationId::GlossaryEntriesPersist => Request::body(glossary_entry_create(&u)),
+        OperationId::GlossaryEntriesPerform => {
             let id = glossary_entry(target, &u).await?;
             Request::body(
                 json!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "id": id}]}}),
             )
         }
-        "componentsRetrieve" => Request::body(json!({})),
-        "messagesPersist" => Request::body(
+        OperationId::ComponentsRetrieve => Request::body(json!({})),
+        OperationId::MessagesPersist => Request::body(
             json!({"messages": [{"tid": format!("CF-{u}"), "subject": "core-conformance",
             "body": "A message of a conformance run.", "severity": "ERROR", "recipientRole": "core-conformance-insiders"}]}),
         ),
-        "linksPersist" => {
+        OperationId::LinksPersist => {
             persist(target, &op::KEYWORDS_PERSIST, keyword(&u)).await?;
             Request::body(
                 json!({"links": {"itms": [{"type": "assetToKeyword", "itms": [{"itm": [
                 {"key": "keywordPath", "value": format!("/core-conformance/{u}")}, {"key": "assetTid", "value": "CF-A-1"}]}]}]}}),
             )
         }
-        "channelsQuery" => Request::body(json!({"tid": "CF-Page"})),
-        "channelsRetrieve" => Request::body(json!({"tids": ["CF-Page"]})),
-        "channelsPersist" => Request::body(channel(&u)),
-        "retrieveChannelBriefings" => Request::body(json!({"tids": ["CF-Page"],
+        OperationId::ChannelsQuery => Request::body(json!({"tid": "CF-Page"})),
+        OperationId::ChannelsRetrieve => Request::body(json!({"tids": ["CF-Page"]})),
+        OperationId::ChannelsPersist => Request::body(channel(&u)),
+        OperationId::RetrieveChannelBriefings => Request::body(json!({"tids": ["CF-Page"],
             "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "CF.BriefingModule"}})),
-        "getClasses" => Request::query(""),
-        "classesRetrieve" => Request::body(json!({"tids": ["CF-Apparel"], "withNodes": true})),
-        "classesPersist" => Request::body(classification(&u)).then_delete_classification(&u),
-        "classesPerform" => {
+        OperationId::GetClasses => Request::query(""),
+        OperationId::ClassesRetrieve => {
+            Request::body(json!({"tids": ["CF-Apparel"], "withNodes": true}))
+        }
+        OperationId::ClassesPersist => {
+            Request::body(classification(&u)).then_delete_classification(&u)
+        }
+        OperationId::ClassesPerform => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
             Request::body(delete_classification(&u))
         }
-        "attributesRetrieve" => Request::body(
+        OperationId::AttributesRetrieve => Request::body(
             json!({"nodePaths": ["/CF-Apparel"], "withDomainValues": true, "withDefaultValues": true}),
         ),
-        "attributesQuery" => Request::body(
+        OperationId::AttributesQuery => Request::body(
             json!({"nodePath": ["/CF-Apparel/Shirts"], "includeParentAttributes": true}),
         ),
-        "attributesPersist" => {
+        OperationId::AttributesPersist => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
             Request::body(attribute(&u)).then_delete_classification(&u)
         }
-        "attributesPerform" => {
+        OperationId::AttributesPerform => {
             persist(target, &op::CLASSES_PERSIST, classification(&u)).await?;
             let records = persist(target, &op::ATTRIBUTES_PERSIST, attribute(&u)).await?;
             let id = records
@@ -122,22 +132,19 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
             )
             .then_delete_classification(&u)
         }
-        "attributeDefinitionsQuery" => Request::body(json!({"types": ["ref"]})),
+        OperationId::AttributeDefinitionsQuery => Request::body(json!({"types": ["ref"]})),
         // Refused (the definition is in use), so that the fixture stays whole.
-        "attributeDefinitionsPerform" => Request::body(json!({"actions": {"action": [
+        OperationId::AttributeDefinitionsPerform => Request::body(json!({"actions": {"action": [
             {"dataType": "attrDefinition", "type": "delete", "tid": "CF-InUse"}]}})),
-        "peosRetrieve" => Request::body(json!({"tids": ["CF-PEO-1"], "withMetadata": true})),
-        "peosQuery" => Request::body(json!({"tidProduct": "CF-PR-1"})),
-        "peosLinksPersist" => Request::body(
+        OperationId::PeosRetrieve => {
+            Request::body(json!({"tids": ["CF-PEO-1"], "withMetadata": true}))
+        }
+        OperationId::PeosQuery => Request::body(json!({"tidProduct": "CF-PR-1"})),
+        OperationId::PeosLinksPersist => Request::body(
             json!({"links": {"itms": [{"type": "peoToProject", "itms": [{"itm": [
             {"key": "peoTid", "value": "CF-PEO-2"}, {"key": "projectTid", "value": "CF-Web"}]}]}]}}),
         ),
-        "assetsVersionsBin" => Request::query("assetTid=CF-A-1&versionNumber=1"),
-        other => {
-            return Err(Fail::because(format!(
-                "the runner has no request for {other}; update core-conformance"
-            )));
-        }
+        OperationId::AssetsVersionsBin => Request::query("assetTid=CF-A-1&versionNumber=1"),
     })
 }
 

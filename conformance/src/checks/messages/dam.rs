@@ -1,5 +1,7 @@
 //! The message scenarios of the DAM operations.
 
+use core_api::messages as msg;
+
 use super::{Scenario, scenario};
 use core_api::operations as op;
 
@@ -8,21 +10,21 @@ pub(super) fn dam() -> Vec<Scenario> {
         scenario(
             &op::ASSETS_VERSIONS_BIN,
             "404 for an unknown asset",
-            &["Asset not found"],
+            &[msg::ASSET_NOT_FOUND],
         )
         .query(|_| "assetTid=CF-unknown-asset&versionNumber=1".into())
-        .refused(404, "Asset not found"),
+        .refused(404, msg::ASSET_NOT_FOUND),
         scenario(
             &op::ASSETS_VERSIONS_BIN,
             "404 for an unknown version",
-            &["Asset version not found"],
+            &[msg::ASSET_VERSION_NOT_FOUND],
         )
         .query(|_| "assetTid=CF-A-1&versionNumber=99".into())
-        .refused(404, "Asset version not found"),
+        .refused(404, msg::ASSET_VERSION_NOT_FOUND),
         scenario(
             &op::ASSETS_VERSIONS_BIN,
             "404 for an unknown preview",
-            &["Preview '<format>' not found"],
+            &[msg::PREVIEW_FORMAT_NOT_FOUND],
         )
         .query(|_| "versionTid=CF-V-1-1&format=poster".into())
         .refused(404, "Preview 'poster' not found"),

@@ -5,6 +5,7 @@ use contract_tests::{
     coverage::{self, said, status_and_description},
     issue_item, post_json, records,
 };
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{CHANNELS_PERSIST, CHANNELS_QUERY, CHANNELS_RETRIEVE};
 use core_api_support::Representation::{Compact, Json, Xml};
@@ -127,7 +128,7 @@ async fn channels_persist_then_retrieve_agree_in_every_representation() {
                 coverage::contains(
                     &CHANNELS_PERSIST,
                     &answer.text,
-                    "The project has been created successfully"
+                    msg::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY
                 ),
                 "{tid}: {}",
                 answer.text
@@ -178,7 +179,7 @@ async fn channels_persist_then_retrieve_agree_in_every_representation() {
         .await;
         assert_eq!(
             said(&CHANNELS_PERSIST, &saved, status_and_description),
-            [("SUCCESS", "The project has been saved successfully")]
+            [("SUCCESS", msg::THE_PROJECT_HAS_BEEN_SAVED_SUCCESSFULLY)]
         );
         assert_eq!(saved[0]["action"], "update");
         assert_eq!(saved[0]["tid"], "NEW-JSON");

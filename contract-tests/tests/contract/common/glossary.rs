@@ -4,6 +4,7 @@
 //! reads glossary entries, so state is checked through later items and in the database.
 
 use contract_tests::{TestServer, backends, coverage, fixture, issue_item, post_json, records};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{
     GLOSSARY_ENTRIES_PERFORM as PERFORM, GLOSSARY_ENTRIES_PERSIST as PERSIST,
@@ -141,7 +142,7 @@ async fn persist_creates_updates_and_says_every_item_message() {
                 (
                     "SUCCESS",
                     "create",
-                    "The glossary entry has been created successfully"
+                    msg::THE_GLOSSARY_ENTRY_HAS_BEEN_CREATED_SUCCESSFULLY
                 ),
                 ("ERROR", "create", "Unknown translation entry type 'phrase'"),
                 (
@@ -157,17 +158,17 @@ async fn persist_creates_updates_and_says_every_item_message() {
                 (
                     "ERROR",
                     "create",
-                    "Glossary entry does not contain a link to a glossary"
+                    msg::GLOSSARY_ENTRY_DOES_NOT_CONTAIN_A_LINK_TO_A_GLOSSARY
                 ),
                 (
                     "ERROR",
                     "create",
-                    "There is no glossary with the given identity"
+                    msg::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY
                 ),
                 (
                     "ERROR",
                     "create",
-                    "There is no glossary with the given identity"
+                    msg::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY
                 ),
                 ("ERROR", "create", "Missing required value 'loc'"),
                 ("ERROR", "create", "Missing required value 'type'"),
@@ -177,7 +178,7 @@ async fn persist_creates_updates_and_says_every_item_message() {
                 (
                     "SUCCESS",
                     "update",
-                    "The glossary entry has been updated successfully"
+                    msg::THE_GLOSSARY_ENTRY_HAS_BEEN_UPDATED_SUCCESSFULLY
                 ),
             ]
         );
@@ -246,22 +247,22 @@ async fn perform_deletes_copies_and_moves() {
                 (
                     "SUCCESS",
                     "copyToGlossary",
-                    "The glossary entry has been copied successfully"
+                    msg::THE_GLOSSARY_ENTRY_HAS_BEEN_COPIED_SUCCESSFULLY
                 ),
                 (
                     "ERROR",
                     "copyToGlossary",
-                    "There is no glossary entry with the given tid/identity"
+                    msg::THERE_IS_NO_GLOSSARY_ENTRY_WITH_THE_GIVEN_TID_IDENTITY
                 ),
                 (
                     "ERROR",
                     "moveToGlossary",
-                    "There is no glossary with the given identity"
+                    msg::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY
                 ),
                 (
                     "ERROR",
                     "moveToGlossary",
-                    "Missing required value 'glossaryId'"
+                    msg::MISSING_REQUIRED_VALUE_GLOSSARYID
                 ),
                 ("ERROR", "archive", "Unsupported action type 'archive'"),
                 ("ERROR", "delete", "Unsupported data type 'keyword'"),
@@ -297,17 +298,17 @@ async fn perform_deletes_copies_and_moves() {
                 (
                     "SUCCESS",
                     "moveToGlossary",
-                    "The glossary entry has been moved successfully"
+                    msg::THE_GLOSSARY_ENTRY_HAS_BEEN_MOVED_SUCCESSFULLY
                 ),
                 (
                     "SUCCESS",
                     "delete",
-                    "The glossary entry has been deleted successfully"
+                    msg::THE_GLOSSARY_ENTRY_HAS_BEEN_DELETED_SUCCESSFULLY
                 ),
                 (
                     "ERROR",
                     "delete",
-                    "There is no glossary entry with the given tid/identity"
+                    msg::THERE_IS_NO_GLOSSARY_ENTRY_WITH_THE_GIVEN_TID_IDENTITY
                 ),
             ]
         );

@@ -3,6 +3,7 @@
 //! when `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{TestServer, backends, coverage, fixture, post_json, records};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{KEYWORDS_RETRIEVE, LINKS_PERSIST as PERSIST};
 use serde_json::{Value, json};
@@ -87,19 +88,22 @@ async fn product_and_keyword_links_say_every_item_message() {
         assert_eq!(
             said(&records),
             [
-                ("SUCCESS", "The link has been saved successfully"),
-                ("ERROR", "Asset has been already linked to the product"),
-                ("ERROR", "Product attribute cardinality has been exceeded"),
-                ("SUCCESS", "The link has been saved successfully"),
-                ("ERROR", "Product not found"),
-                ("ERROR", "Asset not found"),
-                ("ERROR", "Attribute not found"),
-                ("ERROR", "Attribute not found"),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("ERROR", msg::ASSET_HAS_BEEN_ALREADY_LINKED_TO_THE_PRODUCT),
+                (
+                    "ERROR",
+                    msg::PRODUCT_ATTRIBUTE_CARDINALITY_HAS_BEEN_EXCEEDED
+                ),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("ERROR", msg::PRODUCT_NOT_FOUND),
+                ("ERROR", msg::ASSET_NOT_FOUND),
+                ("ERROR", msg::ATTRIBUTE_NOT_FOUND),
+                ("ERROR", msg::ATTRIBUTE_NOT_FOUND),
                 ("ERROR", "Invalid value 'x' for 'productId'"),
                 ("ERROR", "Missing required value 'assetTid'"),
                 ("ERROR", "Give one 'productTid' or one 'productId'"),
-                ("SUCCESS", "The link has been saved successfully"),
-                ("ERROR", "Asset has been already linked to the keyword"),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("ERROR", msg::ASSET_HAS_BEEN_ALREADY_LINKED_TO_THE_KEYWORD),
                 ("ERROR", "Keyword with path '/Nope' not found"),
                 ("ERROR", "Unsupported link type 'assetToChannel'"),
             ]
@@ -136,15 +140,15 @@ async fn product_and_keyword_links_say_every_item_message() {
         assert_eq!(
             said(&persist(&server, READER, restricted.clone()).await),
             [
-                ("ERROR", "Product is not available by access rights"),
-                ("ERROR", "Asset is not available by access rights"),
+                ("ERROR", msg::PRODUCT_IS_NOT_AVAILABLE_BY_ACCESS_RIGHTS),
+                ("ERROR", msg::ASSET_IS_NOT_AVAILABLE_BY_ACCESS_RIGHTS),
             ]
         );
         assert_eq!(
             said(&persist(&server, &token, restricted).await),
             [
-                ("SUCCESS", "The link has been saved successfully"),
-                ("SUCCESS", "The link has been saved successfully"),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
             ]
         );
         // Keyword links are read back through keywords retrieve.

@@ -3,6 +3,7 @@
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL.
 
 use contract_tests::{TestServer, backends, coverage, issue_item};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::MESSAGES_PERSIST as PERSIST;
 use core_api_support::Representation::Json;
@@ -39,7 +40,7 @@ async fn messages_are_checked_whole_then_stored_each() {
             coverage::said(&PERSIST, records, coverage::status_and_description),
             [(
                 "ERROR",
-                "Either recipientUser or recipientRole must be given"
+                msg::EITHER_RECIPIENTUSER_OR_RECIPIENTROLE_MUST_BE_GIVEN
             ); 2]
         );
         for (record, (path, tid)) in records
@@ -71,7 +72,7 @@ async fn messages_are_checked_whole_then_stored_each() {
             coverage::said(&PERSIST, &records[..1], Value::clone),
             [
                 json!({"action": "create", "dataType": "message", "tid": "M-1",
-            "status": "SUCCESS", "description": "The message has been sent successfully"})
+            "status": "SUCCESS", "description": msg::THE_MESSAGE_HAS_BEEN_SENT_SUCCESSFULLY})
             ]
         );
         let generated = records[1]["tid"].as_str().expect("a tid");

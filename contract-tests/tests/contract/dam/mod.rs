@@ -4,6 +4,7 @@
 //! `If-Range` as a download client uses them; what is unknown or not visible is 404.
 
 use contract_tests::{TestServer, backends, base64, coverage, fixture, issue_item};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::ASSETS_VERSIONS_BIN;
 use serde_json::json;
@@ -166,20 +167,24 @@ async fn a_version_or_preview_downloads_whole_in_part_or_not_at_all() {
         assert_eq!(issue_item(&beyond.json(), "code"), Some("1012"));
         // Unknown and invisible are 404; contradictory identifiers are 400.
         for (token, query, message) in [
-            (server.token.as_str(), "assetTid=NOPE", "Asset not found"),
-            (server.token.as_str(), "assetId=999999", "Asset not found"),
-            (READER, "assetTid=A-R", "Asset not found"),
+            (server.token.as_str(), "assetTid=NOPE", msg::ASSET_NOT_FOUND),
+            (
+                server.token.as_str(),
+                "assetId=999999",
+                msg::ASSET_NOT_FOUND,
+            ),
+            (READER, "assetTid=A-R", msg::ASSET_NOT_FOUND),
             (
                 server.token.as_str(),
                 "assetTid=A-1&versionNumber=9",
-                "Asset version not found",
+                msg::ASSET_VERSION_NOT_FOUND,
             ),
             (
                 server.token.as_str(),
                 "versionTid=NOPE",
-                "Asset version not found",
+                msg::ASSET_VERSION_NOT_FOUND,
             ),
-            (READER, "versionTid=A-R-v1", "Asset version not found"),
+            (READER, "versionTid=A-R-v1", msg::ASSET_VERSION_NOT_FOUND),
             (
                 server.token.as_str(),
                 "assetTid=A-1&format=poster",

@@ -3,6 +3,7 @@
 //! `CORE_TEST_POSTGRES_URL` is set, PostgreSQL. The demo catalogue is the fixture.
 
 use contract_tests::{TestServer, backends, coverage, fixture, records};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::PEOS_LINKS_PERSIST as PERSIST;
 use core_api_support::Representation::{Compact, Xml};
@@ -83,14 +84,14 @@ async fn pairs_link_and_every_item_message_is_said() {
         assert_eq!(
             said,
             [
-                ("SUCCESS", "The link has been saved successfully"),
-                ("SUCCESS", "The link has been saved successfully"),
-                ("SUCCESS", "The link has been saved successfully"),
-                ("ERROR", "PEO not found"),
-                ("ERROR", "Project not found"),
-                ("ERROR", "Invalid link definition"),
-                ("ERROR", "Invalid link definition"),
-                ("ERROR", "Invalid link definition"),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("SUCCESS", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
+                ("ERROR", msg::PEO_NOT_FOUND),
+                ("ERROR", msg::PROJECT_NOT_FOUND),
+                ("ERROR", msg::INVALID_LINK_DEFINITION),
+                ("ERROR", msg::INVALID_LINK_DEFINITION),
+                ("ERROR", msg::INVALID_LINK_DEFINITION),
                 ("ERROR", "Unsupported link type 'peoToProduct'"),
             ]
         );
@@ -112,7 +113,7 @@ async fn pairs_link_and_every_item_message_is_said() {
         let records = persist(&server, EDITOR, restricted.clone()).await;
         assert_eq!(
             coverage::said(&PERSIST, &records, |record| record["description"].as_str()),
-            [Some("PEO is not available by access rights")]
+            [Some(msg::PEO_IS_NOT_AVAILABLE_BY_ACCESS_RIGHTS)]
         );
         assert!(linked(&server, "PEO-300-DRAFT").await.is_empty());
         let records = persist(&server, &admin, restricted).await;
@@ -130,7 +131,7 @@ async fn pairs_link_and_every_item_message_is_said() {
                 .await;
             assert_eq!(answer.status, 200, "{representation:?}");
             assert!(
-                coverage::contains(&PERSIST, &answer.text, "The link has been saved successfully"),
+                coverage::contains(&PERSIST, &answer.text, msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY),
                 "{}",
                 answer.text
             );

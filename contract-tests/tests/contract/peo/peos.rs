@@ -4,6 +4,7 @@
 //! configured time zone; restricted PEOs left out for callers without rights.
 
 use contract_tests::{TestServer, backends, coverage, fixture, issue_item, post_json};
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{PEOS_QUERY, PEOS_RETRIEVE};
 use core_api_support::Representation::{Compact, Json, Xml};
@@ -176,7 +177,7 @@ async fn peo_retrieve_answers_whole_or_by_name_in_request_order() {
             assert!(coverage::contains(
                 &PEOS_RETRIEVE,
                 issue_item(&answer, "errorMessage").unwrap_or_default(),
-                "None of the requested PEOs was found"
+                msg::NONE_OF_THE_REQUESTED_PEOS_WAS_FOUND
             ));
         }
         for body in [

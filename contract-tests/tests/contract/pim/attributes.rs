@@ -6,6 +6,7 @@ use contract_tests::{
     coverage::{said, status_and_description},
     post_json,
 };
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{
     ATTRIBUTES_PERFORM, ATTRIBUTES_PERSIST, ATTRIBUTES_QUERY, ATTRIBUTES_RETRIEVE,
@@ -182,8 +183,8 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
         assert_eq!(
             said(&ATTRIBUTES_PERSIST, &created, status_and_description),
             [
-                ("SUCCESS", "The attribute has been created successfully"),
-                ("SUCCESS", "The attribute has been saved successfully"),
+                ("SUCCESS", msg::THE_ATTRIBUTE_HAS_BEEN_CREATED_SUCCESSFULLY),
+                ("SUCCESS", msg::THE_ATTRIBUTE_HAS_BEEN_SAVED_SUCCESSFULLY),
                 ("ERROR", "Invalid value 'sideways' for 'inheritance'"),
                 ("ERROR", "Missing required value 'level'"),
                 ("ERROR", "Invalid value 'xx_XX' for 'loc'")
@@ -264,7 +265,7 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
         assert_eq!(
             said(&ATTRIBUTES_PERFORM, &deleted, status_and_description),
             [
-                ("SUCCESS", "The attribute has been deleted successfully"),
+                ("SUCCESS", msg::THE_ATTRIBUTE_HAS_BEEN_DELETED_SUCCESSFULLY),
                 (
                     "ERROR",
                     "Attribute 'Launch' was not found on node /Apparel/Shirts"

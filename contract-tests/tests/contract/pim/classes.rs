@@ -5,6 +5,7 @@ use contract_tests::{
     backends,
     coverage::{said, status_and_description},
 };
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{
     ATTRIBUTES_RETRIEVE, CLASSES_PERFORM, CLASSES_PERSIST, CLASSES_RETRIEVE, GET_CLASSES,
@@ -32,7 +33,7 @@ async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_represen
                 Some("Footwear"),
                 (
                     "SUCCESS",
-                    "The classification has been created successfully"
+                    msg::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY
                 )
             )]
         );
@@ -61,7 +62,10 @@ async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_represen
         let saved = batch(&server, &CLASSES_PERSIST, &footwear("Schuhwerk")).await;
         assert_eq!(
             said(&CLASSES_PERSIST, &saved, status_and_description),
-            [("SUCCESS", "The classification has been saved successfully")]
+            [(
+                "SUCCESS",
+                msg::THE_CLASSIFICATION_HAS_BEEN_SAVED_SUCCESSFULLY
+            )]
         );
         assert_eq!(saved[0]["action"], "update");
         // The same in XML and compact JSON.
@@ -291,11 +295,11 @@ async fn classes_perform_deletes_the_classification_with_its_nodes_and_attribute
             [
                 (
                     "SUCCESS",
-                    "The classification has been deleted successfully"
+                    msg::THE_CLASSIFICATION_HAS_BEEN_DELETED_SUCCESSFULLY
                 ),
                 (
                     "SUCCESS",
-                    "The classification has been deleted successfully"
+                    msg::THE_CLASSIFICATION_HAS_BEEN_DELETED_SUCCESSFULLY
                 ),
                 (
                     "ERROR",

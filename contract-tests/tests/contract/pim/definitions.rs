@@ -6,6 +6,7 @@ use contract_tests::{
     coverage::{self, said, status_and_description},
     issue_item,
 };
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{
     ATTRIBUTE_DEFINITIONS_PERFORM as DEFINITIONS_PERFORM,
@@ -52,7 +53,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         assert!(coverage::contains(
             &DEFINITIONS_PERFORM,
             issue_item(&body, "errorMessage").unwrap_or_default(),
-            "All actions of one request must use the same kind of identifier"
+            msg::ALL_ACTIONS_OF_ONE_REQUEST_MUST_USE_THE_SAME_KIND_OF_IDENTIFIER
         ));
         assert_eq!(
             ok(&server, &DEFINITIONS_QUERY, json!({"types": ["boolean"]})).await["ids"]
@@ -80,11 +81,11 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
                 ),
                 (
                     "ERROR",
-                    "There is no attribute definition with the given tid or id"
+                    msg::THERE_IS_NO_ATTRIBUTE_DEFINITION_WITH_THE_GIVEN_TID_OR_ID
                 ),
                 (
                     "ERROR",
-                    "There is no attribute definition with the given tid or id"
+                    msg::THERE_IS_NO_ATTRIBUTE_DEFINITION_WITH_THE_GIVEN_TID_OR_ID
                 )
             ]
         );
@@ -95,7 +96,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
             said(&DEFINITIONS_PERFORM, &deleted, status_and_description),
             [(
                 "SUCCESS",
-                "The attribute definition has been deleted successfully"
+                msg::THE_ATTRIBUTE_DEFINITION_HAS_BEEN_DELETED_SUCCESSFULLY
             )]
         );
         assert_eq!(deleted[0]["tid"], "Unused");

@@ -8,6 +8,7 @@ use contract_tests::{
     coverage::{said, status_and_description},
     issue_item, media,
 };
+use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{KEYWORDS_PERSIST as PERSIST, KEYWORDS_RETRIEVE as RETRIEVE};
 use core_api_support::Representation::{Compact, Json, Xml};
@@ -39,7 +40,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         let records = body["responses"]["response"].as_array().expect("records");
         assert_eq!(
             said(&PERSIST, records, status_and_description),
-            [("SUCCESS", "The keyword has been created successfully"); 2]
+            [("SUCCESS", msg::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY); 2]
         );
         for (record, path) in records.iter().zip(["/Materials", "/Materials/Cotton"]) {
             assert_eq!(record["action"], "create");
@@ -78,24 +79,24 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         assert_eq!(
             said(&PERSIST, &records, status_and_description),
             [
-                ("SUCCESS", "The keyword has been created successfully"),
+                ("SUCCESS", msg::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY),
                 ("ERROR", "Parent keyword with identity '999999' not found"),
                 ("ERROR", "Parent keyword with path '/Nope' not found"),
                 ("ERROR", "Keyword '/Materials' already exists"),
-                ("SUCCESS", "The keyword has been created successfully"),
-                ("ERROR", "Missing required value 'name'"),
+                ("SUCCESS", msg::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY),
+                ("ERROR", msg::MISSING_REQUIRED_VALUE_NAME),
                 (
                     "ERROR",
                     "Invalid keyword name 'a/b': a name must not contain '/'"
                 ),
-                ("ERROR", "Missing required value 'name'"),
+                ("ERROR", msg::MISSING_REQUIRED_VALUE_NAME),
                 ("ERROR", "Keyword with identity '999999' not found"),
                 ("ERROR", "Keyword with path '/Ghost' not found"),
                 (
                     "ERROR",
                     "Keyword '/Materials/Cotton' cannot be moved to another parent"
                 ),
-                ("ERROR", "The default name is given more than once"),
+                ("ERROR", msg::THE_DEFAULT_NAME_IS_GIVEN_MORE_THAN_ONCE),
                 (
                     "ERROR",
                     "The name for locale 'de_DE' is given more than once"
@@ -130,7 +131,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         .await;
         assert_eq!(
             said(&PERSIST, &records, status_and_description),
-            [("SUCCESS", "The keyword has been updated successfully")]
+            [("SUCCESS", msg::THE_KEYWORD_HAS_BEEN_UPDATED_SUCCESSFULLY)]
         );
         assert_eq!(records[0]["action"], "update");
         assert_eq!(records[0]["id"], cotton);
@@ -164,7 +165,7 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
         assert_eq!(
             said(&PERSIST, &records, status_and_description),
             [
-                ("SUCCESS", "The keyword has been updated successfully"),
+                ("SUCCESS", msg::THE_KEYWORD_HAS_BEEN_UPDATED_SUCCESSFULLY),
                 (
                     "ERROR",
                     "Keyword '/Materials/Organic Cotton' already exists"
