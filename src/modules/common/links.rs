@@ -113,7 +113,7 @@ fn identity<'a>(
         }),
         ([], []) => Err(batch::refuse(
             echo,
-            fill(messages::MISSING_REQUIRED_VALUE_FIELD, &[&key_name]),
+            fill(messages::MISSING_REQUIRED_VALUE_KEY, &[&key_name]),
         )),
         _ => Err(batch::refuse(
             echo,

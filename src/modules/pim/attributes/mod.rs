@@ -81,10 +81,7 @@ fn refused<T>(text: impl Into<String>) -> Result<T, Fault> {
 }
 
 fn invalid(value: &str, field: &str) -> Fault {
-    Fault::Refused(fill(
-        messages::INVALID_VALUE_VALUE_FOR_KEY,
-        &[&value, &field],
-    ))
+    Fault::Refused(fill(messages::INVALID_VALUE_V_FOR_FIELD, &[&value, &field]))
 }
 
 /// A record naming a stored attribute.

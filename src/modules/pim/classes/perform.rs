@@ -37,7 +37,7 @@ impl Delete for Perform {
         };
         Ok(find(transaction, identity).await?.ok_or_else(|| {
             fill(
-                messages::THERE_IS_NO_CLASSIFICATION_WITH_THE_GIVEN_IDENTITY_ID,
+                messages::THERE_IS_NO_CLASSIFICATION_WITH_THE_GIVEN_IDENTITY_TID_OR_ID,
                 &[&shown],
             )
         }))
