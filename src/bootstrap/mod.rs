@@ -484,9 +484,7 @@ impl Loader<'_, '_> {
 
     /// The id of a record that is stored (it was just written).
     async fn id(&mut self, lookup: Lookup, key: &str) -> Result<i64, BootstrapError> {
-        Ok(import::id_of(self.transaction, lookup, key)
-            .await?
-            .ok_or(sqlx::Error::RowNotFound)?)
+        Ok(import::stored_id(self.transaction, lookup, key).await?)
     }
 
     /// The id of a record by its identity, or an error naming the record and the field.

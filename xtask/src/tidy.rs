@@ -382,28 +382,7 @@ impl<'ast> Visit<'ast> for Source {
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        if !self.storage
-            && names.first().is_some_and(|first| first == "sqlx")
-            && names
-                .get(1)
-                .is_some_and(|second| second.starts_with("query"))
-        {
-            self.note(
-                path.span(),
-                Rule::Sql,
-                format!("{} outside src/storage", names.join("::")),
-            );
-        }
-        if self.modules
-            && names.first().is_some_and(|first| first == "crate")
-            && names.get(1).is_some_and(|second| second == "http")
-        {
-            self.note(
-                path.span(),
-                Rule::ModulesImportHttp,
-                "src/modules names crate::http".into(),
-            );
-        }
+        self.named(&names, path.span());
         visit::visit_path(self, path);
     }
 
@@ -438,25 +417,23 @@ impl Source {
     fn used(&mut self, prefix: &[String], last: &syn::Ident) {
         let mut names: Vec<String> = prefix.to_vec();
         names.push(last.to_string());
-        if self.modules
-            && names.first().is_some_and(|n| n == "crate")
-            && names.get(1).is_some_and(|n| n == "http")
-        {
-            self.note(
-                last.span(),
-                Rule::ModulesImportHttp,
-                format!("src/modules imports {}", names.join("::")),
-            );
+        self.named(&names, last.span());
+    }
+
+    /// The rules a path (in code or in a `use`) can break: `sqlx::query*` outside storage,
+    /// `crate::http` in `src/modules`.
+    fn named(&mut self, names: &[String], span: Span) {
+        let starts = |first: &str, second: &dyn Fn(&str) -> bool| {
+            names.first().is_some_and(|name| name == first)
+                && names.get(1).is_some_and(|name| second(name))
+        };
+        if !self.storage && starts("sqlx", &|name| name.starts_with("query")) {
+            let detail = format!("{} outside src/storage", names.join("::"));
+            self.note(span, Rule::Sql, detail);
         }
-        if !self.storage
-            && names.first().is_some_and(|n| n == "sqlx")
-            && names.get(1).is_some_and(|n| n.starts_with("query"))
-        {
-            self.note(
-                last.span(),
-                Rule::Sql,
-                format!("{} outside src/storage", names.join("::")),
-            );
+        if self.modules && starts("crate", &|name| name == "http") {
+            let detail = format!("src/modules names {}", names.join("::"));
+            self.note(span, Rule::ModulesImportHttp, detail);
         }
     }
 }

@@ -207,9 +207,7 @@ pub(crate) async fn upsert_classification(
     .bind(now)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::Classification, tid)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::Classification, tid).await
 }
 
 /// The id of a classification's node by its path, if stored.
@@ -364,9 +362,7 @@ pub(crate) async fn upsert_glossary(
     .bind(now)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::Glossary, tid)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::Glossary, tid).await
 }
 
 /// A glossary entry or one of its translations: what both carry.
@@ -404,9 +400,7 @@ pub(crate) async fn upsert_entry(
     .bind(wording.last_edited_date)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::GlossaryEntry, tid)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::GlossaryEntry, tid).await
 }
 
 /// Stores a translation of a glossary entry.
@@ -451,9 +445,7 @@ pub(crate) async fn insert_keyword(
     .bind(now)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::Keyword, path)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::Keyword, path).await
 }
 
 /// Links an asset, by `tid`, to a keyword (nothing when no such asset is stored).
@@ -489,9 +481,7 @@ pub(crate) async fn upsert_product(
     .bind(now)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::Product, tid)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::Product, tid).await
 }
 
 /// Links an asset to a product with a link type, both by `tid` (nothing when either is missing).
@@ -543,9 +533,7 @@ pub(crate) async fn upsert_peo(load: Load<'_, '_>, row: &PeoRow<'_>) -> Result<i
     .bind(row.now)
     .execute(&mut **load)
     .await?;
-    super::id_of(load, super::Lookup::Peo, row.tid)
-        .await?
-        .ok_or(sqlx::Error::RowNotFound)
+    super::stored_id(load, super::Lookup::Peo, row.tid).await
 }
 
 /// Stores a node of a PEO at its position.

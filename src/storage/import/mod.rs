@@ -71,6 +71,17 @@ pub(crate) async fn id_of(
     }
 }
 
+/// The id of a record just written, by its identity.
+pub(crate) async fn stored_id(
+    load: Load<'_, '_>,
+    lookup: Lookup,
+    key: &str,
+) -> Result<i64, sqlx::Error> {
+    id_of(load, lookup, key)
+        .await?
+        .ok_or(sqlx::Error::RowNotFound)
+}
+
 /// What a record owns that a second load replaces: cleared by the owner's id.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Owned {
