@@ -58,8 +58,8 @@ pub struct Settings {
 pub enum Deviation {
     /// Answers carry no `meta` (D-11 says they carry `messageType`, `messageTime`, `sourceEnv`).
     DropMeta,
-    /// A keyword create says "The keyword was created" instead of the documented "The keyword
-    /// has been created successfully".
+    /// A keyword create says "The keyword was created" instead of the documented text
+    /// ([`THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY`](core_api::messages::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY)).
     WrongSuccessText,
 }
 

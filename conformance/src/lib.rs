@@ -5,8 +5,10 @@
 //!
 //! A run needs the fixture ([`FIXTURE`], `core-conformance fixture`) loaded into the server under
 //! test. Checks that write name their records with the run's unique prefix ([`Target::unique`])
-//! and delete them again where the interface can (see `checks::messages`).
+//! and delete them again where the interface can (see `checks::scenarios`). Request bodies are built
+//! from [`bodies`], which the contract tests share.
 
+pub mod bodies;
 pub mod checks;
 pub mod exchange;
 pub mod judge;

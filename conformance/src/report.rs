@@ -256,7 +256,7 @@ mod tests {
             name: name.to_string(),
             operation: &core_api::operations::KEYWORDS_PERSIST,
             kind: Kind::Messages,
-            says: vec!["The keyword has been created successfully"],
+            says: vec![core_api::messages::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY],
             result,
             took: Duration::from_millis(5),
         }

@@ -2,7 +2,8 @@
 //! `async fn` listed in its file with [`trials!`](crate::trials) and run by libtest-mimic on a Tokio
 //! runtime of its own. When the whole suite has run and passed, the coverage report
 //! ([`crate::coverage::report`]) is printed, and the run fails when an implemented operation is
-//! not fully covered. A test left out of its file's list is dead code, which the build refuses.
+//! not fully covered. A test left out of its file's list is dead code, which the build refuses;
+//! a file's list registers itself ([`Tests`]), so no list names the files.
 
 use std::future::Future;
 
@@ -30,19 +31,36 @@ where
     })
 }
 
-/// Lists the tests of a file: `trials!(first_test, second_test)` defines `trials()`.
+/// The tests of one file, registered by [`trials!`](crate::trials): the suite finds every file's
+/// tests without a list naming the files.
+pub struct Tests(pub fn() -> Vec<Trial>);
+
+inventory::collect!(Tests);
+
+#[doc(hidden)]
+pub use inventory;
+
+/// Lists and registers the tests of a file: `trials!(first_test, second_test)`.
 #[macro_export]
 macro_rules! trials {
     ($($test:ident),* $(,)?) => {
         /// The tests of this file.
-        pub(crate) fn trials() -> Vec<$crate::harness::Trial> {
+        fn trials() -> Vec<$crate::harness::Trial> {
             vec![$($crate::harness::trial(concat!(module_path!(), "::", stringify!($test)), $test)),*]
         }
+
+        $crate::harness::inventory::submit!($crate::harness::Tests(trials));
     };
 }
 
-/// Runs the suite's tests, then checks the coverage when all of them ran and passed.
-pub fn main(trials: Vec<Trial>) -> ! {
+/// Runs every registered test (in the order of their names), then checks the coverage when all
+/// of them ran and passed.
+pub fn main() -> ! {
+    let mut trials: Vec<Trial> = inventory::iter::<Tests>
+        .into_iter()
+        .flat_map(|Tests(trials)| trials())
+        .collect();
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
     let arguments = Arguments::from_args();
     let whole = arguments.filter.is_none()
         && arguments.skip.is_empty()

@@ -1,9 +1,10 @@
 //! Every check of the runner, in the order they run: for each operation of the document its
 //! access, representation, envelope and error checks (made from the operation's metadata), then
-//! the rules and item messages of each module ([`messages`]).
+//! the rules and item messages of each module ([`scenarios`], which also declares the
+//! well-formed request of each operation these checks send).
 
-pub mod messages;
 pub mod requests;
+pub mod scenarios;
 
 use std::sync::Arc;
 
@@ -27,7 +28,7 @@ pub fn all() -> Vec<Check> {
         }
         checks.extend(errors(operation));
     }
-    checks.extend(messages::all());
+    checks.extend(scenarios::all());
     checks
 }
 

@@ -2,7 +2,8 @@
 //! and (when `CORE_TEST_POSTGRES_URL` is set) PostgreSQL alike: each resource's test file lists
 //! [`Scenario`]s that make its operations say their item-level messages, and [`take`] snapshots
 //! each answer in every representation the operation answers in, in the `snapshots/` folder of
-//! the operation's module (`pim/snapshots/`, …). An implemented operation without a scenario
+//! the operation's module (`pim/snapshots/`, …). A file registers its scenarios
+//! ([`Scenarios`]); no list names the files. An implemented operation without a scenario
 //! fails [`every_implemented_operation_has_answer_scenarios`]. Generated ids, tids and
 //! timestamps are redacted (`[generated]`); the server never fakes them.
 
@@ -16,33 +17,6 @@ use serde_json::{Value, json};
 
 /// A token of the demo's role `editor` (Common, PIM, DAM), which holds no restricted record.
 pub(crate) const EDITOR: &str = "ed170ed170ed170e.ed170ed170ed170ed170ed170ed170ed1";
-
-pub(crate) fn itm(items: &[(&str, &str)]) -> Value {
-    json!(
-        items
-            .iter()
-            .map(|(key, value)| json!({"key": key, "value": value}))
-            .collect::<Vec<_>>()
-    )
-}
-
-pub(crate) fn name(value: &str) -> Value {
-    json!({"itm": [{"value": value}]})
-}
-
-/// A node attribute to create: `key` with every required property.
-pub(crate) fn attribute(key: &str) -> Value {
-    json!({"key": key, "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false})
-}
-
-/// A `delete` action of a data type on the item `identity` names.
-pub(crate) fn delete(data_type: &str, identity: Value) -> Value {
-    let mut action = json!({"dataType": data_type, "type": "delete"});
-    if let (Some(action), Some(identity)) = (action.as_object_mut(), identity.as_object()) {
-        action.extend(identity.clone());
-    }
-    action
-}
 
 /// One exchange whose answer is snapshotted.
 pub(crate) struct Scenario {
@@ -169,18 +143,18 @@ pub(crate) async fn take(scenarios: &[Scenario]) {
     eprintln!("{taken} snapshots of answers");
 }
 
-/// Every scenario of every module.
+/// The answer scenarios of one resource's file, registered there with `inventory::submit!`: the
+/// suite finds every file's scenarios without a list naming the files.
+pub(crate) struct Scenarios(pub(crate) fn() -> Vec<Scenario>);
+
+inventory::collect!(Scenarios);
+
+/// Every scenario of every file.
 fn all() -> Vec<Scenario> {
-    [
-        crate::common::scenarios(),
-        crate::cm::scenarios(),
-        crate::pim::scenarios(),
-        crate::peo::scenarios(),
-        crate::dam::scenarios(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    inventory::iter::<Scenarios>
+        .into_iter()
+        .flat_map(|Scenarios(scenarios)| scenarios())
+        .collect()
 }
 
 async fn every_implemented_operation_has_answer_scenarios() {

@@ -3,13 +3,20 @@
 //! document talks to this server in JSON and reads its answers into its own types.
 
 use contract_tests::TestServer;
+use core_api::messages as msg;
 use core_client::{Client, types};
+use core_conformance::bodies::{actions, delete};
 use core_server::bootstrap;
 use serde_json::{Value, json};
 
 /// A client type from its JSON form, as an integrator would build it from the document.
 fn from<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a value of the client's type")
+}
+
+/// A record as [`statuses`] shows it: its status, then its description.
+fn said(status: &str, description: &str) -> String {
+    format!("{status} {description}")
 }
 
 fn statuses(responses: Option<types::Responses>) -> Vec<String> {
@@ -72,7 +79,10 @@ async fn every_common_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(persisted.responses),
-        ["Success The keyword has been created successfully"]
+        [said(
+            "Success",
+            msg::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY
+        )]
     );
     let keywords = client
         .keywords_retrieve(&from(json!({"path": "/Season", "retrieveLinks": true})))
@@ -103,14 +113,20 @@ async fn every_common_operation_through_the_generated_client() {
     assert_eq!(
         statuses(entries.responses),
         [
-            "Success The glossary entry has been created successfully",
-            "Success The glossary entry has been updated successfully"
+            said(
+                "Success",
+                msg::THE_GLOSSARY_ENTRY_HAS_BEEN_CREATED_SUCCESSFULLY
+            ),
+            said(
+                "Success",
+                msg::THE_GLOSSARY_ENTRY_HAS_BEEN_UPDATED_SUCCESSFULLY
+            )
         ]
     );
     let performed = client
         .glossary_entries_perform(&from(json!({"actions": {"action": [
             {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": [{"key": "glossaryId", "value": "2"}]}},
-            {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-404"}
+            delete("glossaryEntry", json!({"tid": "GE-404"}))
         ]}})))
         .await
         .expect("performed")
@@ -118,8 +134,14 @@ async fn every_common_operation_through_the_generated_client() {
     assert_eq!(
         statuses(performed.0.responses),
         [
-            "Success The glossary entry has been moved successfully",
-            "Error There is no glossary entry with the given tid/identity"
+            said(
+                "Success",
+                msg::THE_GLOSSARY_ENTRY_HAS_BEEN_MOVED_SUCCESSFULLY
+            ),
+            said(
+                "Error",
+                msg::THERE_IS_NO_GLOSSARY_ENTRY_WITH_THE_GIVEN_TID_IDENTITY
+            )
         ]
     );
 
@@ -132,7 +154,7 @@ async fn every_common_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(sent.responses),
-        ["Success The message has been sent successfully"]
+        [said("Success", msg::THE_MESSAGE_HAS_BEEN_SENT_SUCCESSFULLY)]
     );
 
     let links = client
@@ -144,7 +166,7 @@ async fn every_common_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(links.responses),
-        ["Success The link has been saved successfully"]
+        [said("Success", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY)]
     );
 
     let peo_links = client
@@ -156,7 +178,7 @@ async fn every_common_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(peo_links.responses),
-        ["Success The link has been saved successfully"]
+        [said("Success", msg::THE_LINK_HAS_BEEN_SAVED_SUCCESSFULLY)]
     );
     server.stop().await;
 }
@@ -184,7 +206,10 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(persisted.responses),
-        ["Success The classification has been created successfully"]
+        [said(
+            "Success",
+            msg::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY
+        )]
     );
     let retrieved = client
         .classes_retrieve(&from(json!({"tids": ["Footwear"], "withNodes": true})))
@@ -209,7 +234,10 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(attributes.responses),
-        ["Success The attribute has been created successfully"]
+        [said(
+            "Success",
+            msg::THE_ATTRIBUTE_HAS_BEEN_CREATED_SUCCESSFULLY
+        )]
     );
     let retrieved = client
         .attributes_retrieve(&from(
@@ -242,15 +270,19 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(queried.ids.len(), 1);
     let performed = client
-        .attributes_perform(&from(json!({"actions": {"action": [
-            {"dataType": "attribute", "type": "delete", "id": queried.ids[0]}
-        ]}})))
+        .attributes_perform(&from(actions([delete(
+            "attribute",
+            json!({"id": queried.ids[0]}),
+        )])))
         .await
         .expect("attributes performed")
         .into_inner();
     assert_eq!(
         statuses(performed.responses),
-        ["Success The attribute has been deleted successfully"]
+        [said(
+            "Success",
+            msg::THE_ATTRIBUTE_HAS_BEEN_DELETED_SUCCESSFULLY
+        )]
     );
 
     let definitions = client
@@ -260,26 +292,34 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert!(!definitions.all && !definitions.ids.is_empty());
     let deleted = client
-        .attribute_definitions_perform(&from(json!({"actions": {"action": [
-            {"dataType": "attrDefinition", "type": "delete", "tid": "careInstructions"}
-        ]}})))
+        .attribute_definitions_perform(&from(actions([delete(
+            "attrDefinition",
+            json!({"tid": "careInstructions"}),
+        )])))
         .await
         .expect("definitions performed")
         .into_inner();
     assert_eq!(
         statuses(deleted.responses),
-        ["Success The attribute definition has been deleted successfully"]
+        [said(
+            "Success",
+            msg::THE_ATTRIBUTE_DEFINITION_HAS_BEEN_DELETED_SUCCESSFULLY
+        )]
     );
     let removed = client
-        .classes_perform(&from(json!({"actions": {"action": [
-            {"dataType": "classification", "type": "delete", "tid": "Footwear"}
-        ]}})))
+        .classes_perform(&from(actions([delete(
+            "classification",
+            json!({"tid": "Footwear"}),
+        )])))
         .await
         .expect("classes performed")
         .into_inner();
     assert_eq!(
         statuses(removed.responses),
-        ["Success The classification has been deleted successfully"]
+        [said(
+            "Success",
+            msg::THE_CLASSIFICATION_HAS_BEEN_DELETED_SUCCESSFULLY
+        )]
     );
     server.stop().await;
 }
@@ -324,7 +364,10 @@ async fn every_cm_peo_and_dam_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(
         statuses(persisted.responses),
-        ["Success The project has been created successfully"]
+        [said(
+            "Success",
+            msg::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY
+        )]
     );
     let retrieved = client
         .channels_retrieve(&from(json!({"tids": ["CAT-2027-SOCKS"]})))

@@ -6,7 +6,8 @@
 //! file per resource in it with its tests and its answer scenarios ([`answers`]), and the
 //! module's answer snapshots in its `snapshots/`. The files at this level test what crosses
 //! operations: authentication, HTTP, limits, the documented examples, the generated client and
-//! the conformance runner.
+//! the conformance runner. Each file registers its tests (`contract_tests::trials!`) and its
+//! answer scenarios (`answers::Scenarios`): a new file needs only its `mod` line.
 
 mod answers;
 mod auth;
@@ -22,19 +23,5 @@ mod peo;
 mod pim;
 
 fn main() {
-    let trials = [
-        answers::trials(),
-        auth::trials(),
-        client::trials(),
-        cm::trials(),
-        common::trials(),
-        conformance::trials(),
-        dam::trials(),
-        examples::trials(),
-        http::trials(),
-        limits::trials(),
-        peo::trials(),
-        pim::trials(),
-    ];
-    contract_tests::harness::main(trials.into_iter().flatten().collect())
+    contract_tests::harness::main()
 }

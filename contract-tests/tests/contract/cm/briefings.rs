@@ -117,7 +117,7 @@ async fn the_briefing_is_the_documented_xml() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![Scenario::new(
         "channel_briefings",
         &op::RETRIEVE_CHANNEL_BRIEFINGS,
@@ -128,6 +128,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     the_briefing_is_the_documented_xml,

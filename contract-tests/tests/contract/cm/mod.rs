@@ -133,19 +133,3 @@ fn items(val: Option<&Value>) -> Vec<String> {
         })
         .collect()
 }
-
-/// The answer scenarios of these operations.
-pub(crate) fn scenarios() -> Vec<crate::answers::Scenario> {
-    [briefings::scenarios(), channels::scenarios()]
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
-/// The tests of these operations.
-pub(crate) fn trials() -> Vec<contract_tests::harness::Trial> {
-    [briefings::trials(), channels::trials()]
-        .into_iter()
-        .flatten()
-        .collect()
-}

@@ -10,6 +10,7 @@ use core_api::operations::{
     GLOSSARY_ENTRIES_PERFORM as PERFORM, GLOSSARY_ENTRIES_PERSIST as PERSIST,
 };
 use core_api_support::Operation;
+use core_conformance::bodies::{delete, itm};
 use serde_json::{Value, json};
 use sqlx::Row;
 
@@ -237,7 +238,7 @@ async fn perform_deletes_copies_and_moves() {
                 action("moveToGlossary", "GE-1", Some("99")),
                 action("moveToGlossary", "GE-1", None),
                 action("archive", "GE-1", None),
-                {"dataType": "keyword", "type": "delete", "tid": "GE-1"},
+                delete("keyword", json!({"tid": "GE-1"})),
             ]}}),
         )
         .await;
@@ -341,37 +342,37 @@ async fn perform_deletes_copies_and_moves() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "glossary_entries_persist",
             &op::GLOSSARY_ENTRIES_PERSIST,
             json!({"glossaryEntries": {"glossaryEntry": [
                 {"parentTid": "GL-TEXTILES", "loc": "en_GB", "type": "term",
-                 "meta": {"itm": answers::itm(&[("value", "wool"), ("forbidden", "false"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])},
-                 "links": {"itms": [{"loc": "de_DE", "mode": "delta", "type": "translation", "itm": answers::itm(&[("similarity", "100"), ("value", "Wolle")])}]}},
-                {"tid": "GE-LINEN", "meta": {"itm": answers::itm(&[("value", "linen cloth"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])}},
+                 "meta": {"itm": itm(&[("value", "wool"), ("forbidden", "false"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])},
+                 "links": {"itms": [{"loc": "de_DE", "mode": "delta", "type": "translation", "itm": itm(&[("similarity", "100"), ("value", "Wolle")])}]}},
+                {"tid": "GE-LINEN", "meta": {"itm": itm(&[("value", "linen cloth"), ("lastEditedUsername", "editor"), ("lastEditedDate", "2026-01-12T10:00:00.000Z")])}},
                 {"parentId": 1, "loc": "en_GB", "type": "phrase"},
                 {"tid": "GE-404"},
                 {"loc": "en_GB", "type": "term"},
                 {"parentTid": "GL-404", "loc": "en_GB", "type": "term"},
                 {"parentId": 1, "type": "term"},
                 {"parentId": 1, "loc": "xx_XX", "type": "term"},
-                {"parentId": 1, "loc": "en_GB", "type": "term", "meta": {"itm": answers::itm(&[("forbidden", "maybe")])}}
+                {"parentId": 1, "loc": "en_GB", "type": "term", "meta": {"itm": itm(&[("forbidden", "maybe")])}}
             ]}}),
         ),
         Scenario::new(
             "glossary_entries_perform",
             &op::GLOSSARY_ENTRIES_PERFORM,
             json!({"actions": {"action": [
-                {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-COTTON", "meta": {"itm": answers::itm(&[("glossaryId", "2")])}},
-                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": answers::itm(&[("glossaryId", "2")])}},
-                {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-CARE"},
-                {"dataType": "glossaryEntry", "type": "delete", "tid": "GE-404"},
-                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-SALE", "meta": {"itm": answers::itm(&[("glossaryId", "99")])}},
+                {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-COTTON", "meta": {"itm": itm(&[("glossaryId", "2")])}},
+                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": itm(&[("glossaryId", "2")])}},
+                delete("glossaryEntry", json!({"tid": "GE-CARE"})),
+                delete("glossaryEntry", json!({"tid": "GE-404"})),
+                {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-SALE", "meta": {"itm": itm(&[("glossaryId", "99")])}},
                 {"dataType": "glossaryEntry", "type": "copyToGlossary", "tid": "GE-SALE"},
                 {"dataType": "glossaryEntry", "type": "archive", "tid": "GE-SALE"},
-                {"dataType": "keyword", "type": "delete", "tid": "GE-SALE"}
+                delete("keyword", json!({"tid": "GE-SALE"}))
             ]}}),
         ),
     ]
@@ -380,6 +381,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     persist_creates_updates_and_says_every_item_message,

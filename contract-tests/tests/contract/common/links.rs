@@ -6,6 +6,7 @@ use contract_tests::{TestServer, backends, coverage, fixture, post_json, records
 use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::{KEYWORDS_RETRIEVE, LINKS_PERSIST as PERSIST};
+use core_conformance::bodies::itm;
 use serde_json::{Value, json};
 
 use crate::answers::{self, Scenario};
@@ -168,25 +169,25 @@ async fn product_and_keyword_links_say_every_item_message() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new("links_persist", &op::LINKS_PERSIST, json!({"links": {"itms": [
                 {"type": "assetToProduct", "itms": [
-                    {"type": "productImages", "itm": answers::itm(&[("productTid", "P-200"), ("assetTid", "A-1002")])},
-                    {"type": "productImages", "itm": answers::itm(&[("productTid", "P-100"), ("assetTid", "A-1001")])},
-                    {"type": "productManual", "itm": answers::itm(&[("productTid", "P-200"), ("assetTid", "A-2001"), ("assetTid", "A-1003")])},
-                    {"type": "productImages", "itm": answers::itm(&[("productTid", "P-404"), ("assetTid", "A-1001")])},
-                    {"type": "productImages", "itm": answers::itm(&[("productTid", "P-200"), ("assetTid", "A-404")])},
-                    {"type": "Nope", "itm": answers::itm(&[("productTid", "P-200"), ("assetTid", "A-1001")])}
+                    {"type": "productImages", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-1002")])},
+                    {"type": "productImages", "itm": itm(&[("productTid", "P-100"), ("assetTid", "A-1001")])},
+                    {"type": "productManual", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-2001"), ("assetTid", "A-1003")])},
+                    {"type": "productImages", "itm": itm(&[("productTid", "P-404"), ("assetTid", "A-1001")])},
+                    {"type": "productImages", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-404")])},
+                    {"type": "Nope", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-1001")])}
                 ]},
                 {"type": "assetToKeyword", "itms": [
-                    {"itm": answers::itm(&[("keywordPath", "/Materials"), ("assetTid", "A-1003")])},
-                    {"itm": answers::itm(&[("keywordPath", "/Materials/Cotton"), ("assetTid", "A-1001")])}
+                    {"itm": itm(&[("keywordPath", "/Materials"), ("assetTid", "A-1003")])},
+                    {"itm": itm(&[("keywordPath", "/Materials/Cotton"), ("assetTid", "A-1001")])}
                 ]}
             ]}})),
         Scenario::new("links_persist_access_rights", &op::LINKS_PERSIST, json!({"links": {"itms": [{"type": "assetToProduct", "itms": [
-                {"type": "productImages", "itm": answers::itm(&[("productTid", "P-300"), ("assetTid", "A-1003")])},
-                {"type": "productImages", "itm": answers::itm(&[("productTid", "P-200"), ("assetTid", "A-9001")])}
+                {"type": "productImages", "itm": itm(&[("productTid", "P-300"), ("assetTid", "A-1003")])},
+                {"type": "productImages", "itm": itm(&[("productTid", "P-200"), ("assetTid", "A-9001")])}
             ]}]}}))
             .token(answers::EDITOR),
     ]
@@ -195,6 +196,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     product_and_keyword_links_say_every_item_message,

@@ -159,7 +159,7 @@ async fn components_answer_the_configured_map_or_404() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "locales_retrieve",
@@ -173,6 +173,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     modes_select_and_rules_refuse,

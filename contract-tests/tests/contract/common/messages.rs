@@ -150,7 +150,7 @@ async fn messages_are_checked_whole_then_stored_each() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "messages_persist",
@@ -168,6 +168,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     messages_are_checked_whole_then_stored_each,

@@ -6,6 +6,7 @@ use contract_tests::{TestServer, coverage, document, examples};
 use core_api::operations as op;
 use core_api::operations::TRANSFORM;
 use core_api_support::Representation;
+use core_conformance::bodies::name;
 use serde_json::{Value, json};
 
 use crate::answers::{self, Scenario};
@@ -222,18 +223,20 @@ async fn refusals_quote_the_request_printably() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![Scenario::new(
         "transform",
         &op::TRANSFORM,
         json!({"meta": {"itm": [{"key": "sourceEnv", "value": "ci"}]},
-                   "kwds": {"kwd": [{"id": 7, "path": "/Season", "name": answers::name("Season")}]}}),
+                   "kwds": {"kwd": [{"id": 7, "path": "/Season", "name": name("Season")}]}}),
     )]
 }
 
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     all_nine_pairs_give_the_documented_example,

@@ -228,7 +228,7 @@ async fn a_version_or_preview_downloads_whole_in_part_or_not_at_all() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![Scenario::new(
         "assets_versions_bin",
         &op::ASSETS_VERSIONS_BIN,
@@ -239,6 +239,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     a_version_or_preview_downloads_whole_in_part_or_not_at_all,

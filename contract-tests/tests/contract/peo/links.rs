@@ -7,6 +7,7 @@ use core_api::messages as msg;
 use core_api::operations as op;
 use core_api::operations::PEOS_LINKS_PERSIST as PERSIST;
 use core_api_support::Representation::{Compact, Xml};
+use core_conformance::bodies::itm;
 use serde_json::{Value, json};
 use sqlx::Row;
 
@@ -141,26 +142,26 @@ async fn pairs_link_and_every_item_message_is_said() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "peos_links_persist",
             &op::PEOS_LINKS_PERSIST,
             json!({"links": {"itms": [
                 {"type": "peoToProject", "itms": [
-                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])},
-                    {"itm": answers::itm(&[("peoTid", "PEO-404"), ("projectTid", "CAT-2027")])},
-                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "NOPE")])},
-                    {"itm": answers::itm(&[("peoTid", "PEO-100-WEB")])}
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])},
+                    {"itm": itm(&[("peoTid", "PEO-404"), ("projectTid", "CAT-2027")])},
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "NOPE")])},
+                    {"itm": itm(&[("peoTid", "PEO-100-WEB")])}
                 ]},
-                {"type": "peoToProduct", "itms": [{"itm": answers::itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])}]}
+                {"type": "peoToProduct", "itms": [{"itm": itm(&[("peoTid", "PEO-100-WEB"), ("projectTid", "CAT-2027")])}]}
             ]}}),
         ),
         Scenario::new(
             "peos_links_persist_access_rights",
             &op::PEOS_LINKS_PERSIST,
             json!({"links": {"itms": [{"type": "peoToProject", "itms": [
-                {"itm": answers::itm(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])}
+                {"itm": itm(&[("peoTid", "PEO-300-DRAFT"), ("projectTid", "WEB-SHOP")])}
             ]}]}}),
         )
         .token(answers::EDITOR),
@@ -170,6 +171,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     pairs_link_and_every_item_message_is_said,

@@ -284,7 +284,7 @@ async fn peo_query_combines_its_criteria() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "peos_retrieve",
@@ -313,6 +313,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     peo_retrieve_answers_whole_or_by_name_in_request_order,

@@ -12,6 +12,7 @@ use core_api::operations::{
     ATTRIBUTES_PERFORM, ATTRIBUTES_PERSIST, ATTRIBUTES_QUERY, ATTRIBUTES_RETRIEVE,
 };
 use core_api_support::Representation::{Compact, Json, Xml};
+use core_conformance::bodies::{actions, attribute, delete};
 use serde_json::json;
 
 use super::{READER, batch, id_of, keys, ok, post, server};
@@ -256,10 +257,16 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
             (Some("not_visible"), Some(true), Some("p"))
         );
         // Perform deletes it; retrieve no longer finds it.
-        let deleted = batch(&server, &ATTRIBUTES_PERFORM, &json!({"actions": {"action": [
-                {"dataType": "attribute", "type": "delete", "id": launch},
-                {"dataType": "attribute", "type": "delete", "nodePath": "/Apparel/Shirts", "key": "Launch"}
-            ]}}),
+        let deleted = batch(
+            &server,
+            &ATTRIBUTES_PERFORM,
+            &actions([
+                delete("attribute", json!({"id": launch})),
+                delete(
+                    "attribute",
+                    json!({"nodePath": "/Apparel/Shirts", "key": "Launch"}),
+                ),
+            ]),
         )
         .await;
         assert_eq!(
@@ -287,7 +294,7 @@ async fn attributes_persist_and_perform_write_what_retrieve_returns() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "attributes_retrieve",
@@ -315,7 +322,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 {"nodeId": 999999, "key": "headline", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
                 {"nodePath": "/Nope", "key": "headline", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
                 {"nodeId": 1, "key": "Nope", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false},
-                answers::attribute("headline"),
+                attribute("headline"),
                 {"nodeId": 1, "key": "budget"},
                 {"id": 1, "level": "x"},
                 {"id": 3, "defaultVal": {"tid": "silk"}}
@@ -325,15 +332,15 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             "attributes_perform",
             &op::ATTRIBUTES_PERFORM,
             json!({"actions": {"action": [
-                answers::delete("attribute", json!({"id": 1})),
-                answers::delete("attribute", json!({"nodePath": "/Apparel/Tops", "key": "fabric"})),
-                answers::delete("attribute", json!({"id": 999999})),
-                answers::delete("attribute", json!({"nodeId": 999999, "key": "fabric"})),
-                answers::delete("attribute", json!({"nodePath": "/Nope", "key": "fabric"})),
-                answers::delete("attribute", json!({"nodePath": "/Apparel", "key": "fabric"})),
-                answers::delete("attribute", json!({})),
+                delete("attribute", json!({"id": 1})),
+                delete("attribute", json!({"nodePath": "/Apparel/Tops", "key": "fabric"})),
+                delete("attribute", json!({"id": 999999})),
+                delete("attribute", json!({"nodeId": 999999, "key": "fabric"})),
+                delete("attribute", json!({"nodePath": "/Nope", "key": "fabric"})),
+                delete("attribute", json!({"nodePath": "/Apparel", "key": "fabric"})),
+                delete("attribute", json!({})),
                 {"dataType": "attribute", "type": "move", "id": 2},
-                answers::delete("attrDefinition", json!({"id": 2}))
+                delete("attrDefinition", json!({"id": 2}))
             ]}}),
         ),
     ]
@@ -342,6 +349,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     attributes_retrieve_and_query_select_the_same_attributes,

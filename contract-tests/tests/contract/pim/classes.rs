@@ -11,9 +11,10 @@ use core_api::operations::{
     ATTRIBUTES_RETRIEVE, CLASSES_PERFORM, CLASSES_PERSIST, CLASSES_RETRIEVE, GET_CLASSES,
 };
 use core_api_support::Representation::{Compact, Json, Xml};
+use core_conformance::bodies::{attribute, delete, name};
 use serde_json::{Value, json};
 
-use super::{attribute, batch, footwear, id_of, keys, name, ok, paths, post, server};
+use super::{batch, footwear, id_of, keys, ok, paths, post, server};
 use crate::answers::{self, Scenario};
 
 async fn classes_persist_creates_saves_and_retrieve_returns_it_in_every_representation() {
@@ -283,9 +284,9 @@ async fn classes_perform_deletes_the_classification_with_its_nodes_and_attribute
             &server,
             &CLASSES_PERFORM,
             &json!({"actions": {"action": [
-                {"dataType": "classification", "type": "delete", "tid": "Footwear", "id": apparel},
-                {"dataType": "classification", "type": "delete", "id": apparel},
-                {"dataType": "classification", "type": "delete", "tid": "Footwear"},
+                delete("classification", json!({"tid": "Footwear", "id": apparel})),
+                delete("classification", json!({"id": apparel})),
+                delete("classification", json!({"tid": "Footwear"})),
                 {"dataType": "classification", "type": "copy", "tid": "Apparel"}
             ]}}),
         )
@@ -333,7 +334,7 @@ async fn classes_perform_deletes_the_classification_with_its_nodes_and_attribute
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new("get_classes", &op::GET_CLASSES, Value::Null),
         Scenario::new(
@@ -348,18 +349,18 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 "classes": {"class": [
                     {"tid": "Footwear", "name": {"itm": [{"value": "Footwear"}, {"value": "Schuhe", "loc": "de_DE"}]}},
                     {"tid": "Apparel", "name": {"itm": [{"value": "Kleidung", "loc": "xx_XX"}, {"value": "Bekleidung", "loc": "de_DE"}]}},
-                    {"tid": "Bags", "name": answers::name("Bags")},
-                    {"id": 999999, "name": answers::name("x")},
+                    {"tid": "Bags", "name": name("Bags")},
+                    {"id": 999999, "name": name("x")},
                     {"id": 1, "tid": "Clothing"},
-                    {"name": answers::name("Anonymous")},
+                    {"name": name("Anonymous")},
                     {"tid": "Kids", "name": {"itm": [{"value": "Kids"}, {"value": "Bekleidung", "loc": "de_DE"}]}}
                 ]},
                 "nodes": {"node": [
                     {"class": "Footwear", "path": "/Footwear"},
                     {"class": "Footwear", "path": "/Footwear/Sneakers", "parentPath": "/Footwear",
                      "name": {"itm": [{"value": "Sneakers"}, {"value": "Turnschuhe", "loc": "de_DE"}]},
-                     "attr": [answers::attribute("weight"), answers::attribute("Nope")]},
-                    {"class": "Footwear", "name": answers::name("No path")},
+                     "attr": [attribute("weight"), attribute("Nope")]},
+                    {"class": "Footwear", "name": name("No path")},
                     {"class": "Footwear", "path": "/Shoes/Boots"},
                     {"class": "Footwear", "path": "/Footwear/Boots/Winter"},
                     {"class": "Footwear", "id": 999999, "path": "/Footwear/Sneakers"},
@@ -375,12 +376,12 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             "classes_perform",
             &op::CLASSES_PERFORM,
             json!({"actions": {"action": [
-                answers::delete("classification", json!({"tid": "Apparel", "id": 999999})),
-                answers::delete("classification", json!({"tid": "Nope"})),
-                answers::delete("classification", json!({"id": 999999})),
+                delete("classification", json!({"tid": "Apparel", "id": 999999})),
+                delete("classification", json!({"tid": "Nope"})),
+                delete("classification", json!({"id": 999999})),
                 {"dataType": "classification", "type": "copy", "tid": "Apparel"},
-                answers::delete("attribute", json!({"tid": "Apparel"})),
-                answers::delete("classification", json!({}))
+                delete("attribute", json!({"tid": "Apparel"})),
+                delete("classification", json!({}))
             ]}}),
         ),
     ]
@@ -389,6 +390,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     classes_persist_creates_saves_and_retrieve_returns_it_in_every_representation,

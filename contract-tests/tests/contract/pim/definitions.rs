@@ -12,6 +12,7 @@ use core_api::operations::{
     ATTRIBUTE_DEFINITIONS_PERFORM as DEFINITIONS_PERFORM,
     ATTRIBUTE_DEFINITIONS_QUERY as DEFINITIONS_QUERY, ATTRIBUTES_PERFORM, ATTRIBUTES_RETRIEVE,
 };
+use core_conformance::bodies::{actions, delete};
 use serde_json::json;
 
 use super::{batch, id_of, ids, ok, post, server};
@@ -43,10 +44,10 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         let (status, body) = post(
             &server,
             &DEFINITIONS_PERFORM,
-            &json!({"actions": {"action": [
-                {"dataType": "attrDefinition", "type": "delete", "tid": "Unused"},
-                {"dataType": "attrDefinition", "type": "delete", "id": text_ids[0]}
-            ]}}),
+            &actions([
+                delete("attrDefinition", json!({"tid": "Unused"})),
+                delete("attrDefinition", json!({"id": text_ids[0]})),
+            ]),
         )
         .await;
         assert_eq!(status, 400);
@@ -65,11 +66,11 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         let answer = batch(
             &server,
             &DEFINITIONS_PERFORM,
-            &json!({"actions": {"action": [
-                {"dataType": "attrDefinition", "type": "delete", "id": color},
-                {"dataType": "attrDefinition", "type": "delete", "id": 999999},
-                {"dataType": "attrDefinition", "type": "delete"}
-            ]}}),
+            &actions([
+                delete("attrDefinition", json!({"id": color})),
+                delete("attrDefinition", json!({"id": 999999})),
+                delete("attrDefinition", json!({})),
+            ]),
         )
         .await;
         assert_eq!(
@@ -89,7 +90,10 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
                 )
             ]
         );
-        let deleted = batch(&server, &DEFINITIONS_PERFORM, &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "tid": "Unused"}]}}),
+        let deleted = batch(
+            &server,
+            &DEFINITIONS_PERFORM,
+            &actions([delete("attrDefinition", json!({"tid": "Unused"}))]),
         )
         .await;
         assert_eq!(
@@ -115,10 +119,16 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
         )
         .await;
         let attribute = id_of(&attributes, "Color");
-        batch(&server, &ATTRIBUTES_PERFORM, &json!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": attribute}]}}),
+        batch(
+            &server,
+            &ATTRIBUTES_PERFORM,
+            &actions([delete("attribute", json!({"id": attribute}))]),
         )
         .await;
-        let gone = batch(&server, &DEFINITIONS_PERFORM, &json!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "id": color}]}}),
+        let gone = batch(
+            &server,
+            &DEFINITIONS_PERFORM,
+            &actions([delete("attrDefinition", json!({"id": color}))]),
         )
         .await;
         assert_eq!(gone[0]["status"], "SUCCESS", "{gone:?}");
@@ -129,7 +139,7 @@ async fn attribute_definitions_are_queried_by_type_and_deleted_when_unused() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario::new(
             "attribute_definitions_query",
@@ -140,14 +150,14 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             "attribute_definitions_perform",
             &op::ATTRIBUTE_DEFINITIONS_PERFORM,
             json!({"actions": {"action": [
-                answers::delete("attrDefinition", json!({"tid": "careInstructions"})),
-                answers::delete("attrDefinition", json!({"tid": "weight"})),
-                answers::delete("attrDefinition", json!({"tid": "budget"})),
-                answers::delete("attrDefinition", json!({"tid": "productImages"})),
-                answers::delete("attrDefinition", json!({"tid": "Nope"})),
-                answers::delete("attrDefinition", json!({"tid": "weight", "id": 1})),
+                delete("attrDefinition", json!({"tid": "careInstructions"})),
+                delete("attrDefinition", json!({"tid": "weight"})),
+                delete("attrDefinition", json!({"tid": "budget"})),
+                delete("attrDefinition", json!({"tid": "productImages"})),
+                delete("attrDefinition", json!({"tid": "Nope"})),
+                delete("attrDefinition", json!({"tid": "weight", "id": 1})),
                 {"dataType": "attrDefinition", "type": "copy", "tid": "weight"},
-                answers::delete("attribute", json!({"tid": "weight"}))
+                delete("attribute", json!({"tid": "weight"}))
             ]}}),
         ),
     ]
@@ -156,6 +166,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     attribute_definitions_are_queried_by_type_and_deleted_when_unused,

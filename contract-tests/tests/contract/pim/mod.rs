@@ -13,6 +13,7 @@ mod definitions;
 
 use contract_tests::{TestServer, fixture, post_json, records};
 use core_api_support::Operation;
+use core_conformance::bodies::{attribute, name};
 use core_server::bootstrap::Bootstrap;
 use serde_json::{Value, json};
 
@@ -83,14 +84,6 @@ async fn ok(server: &TestServer, operation: &'static Operation, body: Value) -> 
     answer
 }
 
-fn name(value: &str) -> Value {
-    json!({"itm": [{"value": value}]})
-}
-
-fn attribute(key: &str) -> Value {
-    json!({"key": key, "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false})
-}
-
 /// The paths of the flat `nodes` of a classes answer.
 fn paths(answer: &Value) -> Vec<String> {
     answer["nodes"]["node"]
@@ -135,28 +128,4 @@ fn footwear(german: &str) -> Value {
              "attr": [attribute("Color")]}
         ]}
     })
-}
-
-/// The answer scenarios of these operations.
-pub(crate) fn scenarios() -> Vec<crate::answers::Scenario> {
-    [
-        attributes::scenarios(),
-        classes::scenarios(),
-        definitions::scenarios(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-/// The tests of these operations.
-pub(crate) fn trials() -> Vec<contract_tests::harness::Trial> {
-    [
-        attributes::trials(),
-        classes::trials(),
-        definitions::trials(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
 }

@@ -66,23 +66,3 @@ async fn retrieve(server: &TestServer, request: Value) -> Vec<Value> {
 fn paths(kwds: &[Value]) -> Vec<&str> {
     kwds.iter().filter_map(|kwd| kwd["path"].as_str()).collect()
 }
-
-fn name(value: &str) -> Value {
-    json!({"itm": [{"value": value}]})
-}
-
-/// The answer scenarios of these operations.
-pub(crate) fn scenarios() -> Vec<crate::answers::Scenario> {
-    [persist::scenarios(), retrieve::scenarios()]
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
-/// The tests of these operations.
-pub(crate) fn trials() -> Vec<contract_tests::harness::Trial> {
-    [persist::trials(), retrieve::trials()]
-        .into_iter()
-        .flatten()
-        .collect()
-}

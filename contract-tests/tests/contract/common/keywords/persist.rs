@@ -1,6 +1,7 @@
 //! `keywords/persist` over HTTP: each item succeeds or fails alone, bad requests are refused
 //! whole, the representations agree, and concurrent clients never share an id.
 
+use core_conformance::bodies::name;
 use std::collections::HashSet;
 
 use contract_tests::{
@@ -14,7 +15,7 @@ use core_api::operations::{KEYWORDS_PERSIST as PERSIST, KEYWORDS_RETRIEVE as RET
 use core_api_support::Representation::{Compact, Json, Xml};
 use serde_json::{Value, json};
 
-use super::{name, paths, persist, post, retrieve, server};
+use super::{paths, persist, post, retrieve, server};
 use crate::answers::{self, Scenario};
 
 async fn persist_creates_updates_and_refuses_each_item_alone() {
@@ -467,20 +468,20 @@ async fn failing_items_inside_groups_leave_out_only_themselves() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![Scenario::new(
         "keywords_persist",
         &op::KEYWORDS_PERSIST,
         json!({"kwds": {"kwd": [
             {"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}, {"value": "Herbst", "loc": "de_DE"}]}},
-            {"path": "/Season/Winter", "name": answers::name("Cold Season")},
-            {"parentId": 999999, "name": answers::name("Orphan")},
-            {"parentPath": "/Nope", "name": answers::name("Orphan")},
-            {"parentPath": "/", "name": answers::name("Season")},
+            {"path": "/Season/Winter", "name": name("Cold Season")},
+            {"parentId": 999999, "name": name("Orphan")},
+            {"parentPath": "/Nope", "name": name("Orphan")},
+            {"parentPath": "/", "name": name("Season")},
             {"name": {"itm": [{"value": "Ohne", "loc": "de_DE"}]}},
-            {"name": answers::name("a/b")},
-            {"id": 999999, "name": answers::name("Ghost")},
-            {"path": "/Ghost", "name": answers::name("Ghost")},
+            {"name": name("a/b")},
+            {"id": 999999, "name": name("Ghost")},
+            {"path": "/Ghost", "name": name("Ghost")},
             {"path": "/Materials/Cotton", "parentPath": "/Season"},
             {"name": {"itm": [{"value": "Twice"}, {"value": "Again"}]}},
             {"name": {"itm": [{"value": "Twice"}, {"value": "X", "loc": "de_DE"}, {"value": "Y", "loc": "de_DE"}]}}
@@ -491,6 +492,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     persist_creates_updates_and_refuses_each_item_alone,

@@ -8,9 +8,10 @@ use contract_tests::{
 };
 use core_api::operations as op;
 use core_api::operations::KEYWORDS_RETRIEVE as RETRIEVE;
+use core_conformance::bodies::name;
 use serde_json::json;
 
-use super::{READER, name, paths, persist, post, retrieve, server};
+use super::{READER, paths, persist, post, retrieve, server};
 use crate::answers::{self, Scenario};
 
 async fn retrieval_walks_levels_in_pre_order_with_names_meta_and_links() {
@@ -132,7 +133,7 @@ async fn retrieval_refuses_bad_levels_and_paths() {
 }
 
 /// The exchanges whose answers are snapshotted in every representation (`answers`).
-pub(crate) fn scenarios() -> Vec<Scenario> {
+fn scenarios() -> Vec<Scenario> {
     vec![Scenario::new(
         "keywords_retrieve",
         &op::KEYWORDS_RETRIEVE,
@@ -143,6 +144,8 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
 async fn answers_in_every_representation() {
     answers::take(&scenarios()).await;
 }
+
+inventory::submit!(answers::Scenarios(scenarios));
 
 contract_tests::trials!(
     retrieval_walks_levels_in_pre_order_with_names_meta_and_links,

@@ -1,16 +1,38 @@
-//! The message scenarios of the PIM operations.
+//! What the PIM operations are sent: a well-formed request of each, and a scenario per rule and
+//! item message.
 
 use core_api::messages as msg;
+use serde_json::{Value, json};
 
-use super::{
-    Scenario,
-    requests::{attribute, classification, delete_classification},
-    scenario,
-};
+use super::{Scenario, request, scenario};
+use crate::bodies::{actions, attribute_at, delete, names};
 use core_api::operations as op;
 
 pub(super) fn pim() -> Vec<Scenario> {
     vec![
+        request(&op::GET_CLASSES),
+        request(&op::CLASSES_RETRIEVE).send(body!({"tids": ["CF-Apparel"], "withNodes": true})),
+        request(&op::CLASSES_PERSIST)
+            .send(classification)
+            .then(&op::CLASSES_PERFORM, delete_classification),
+        request(&op::CLASSES_PERFORM)
+            .after(&op::CLASSES_PERSIST, classification)
+            .send(delete_classification),
+        request(&op::ATTRIBUTES_RETRIEVE).send(body!({"nodePaths": ["/CF-Apparel"], "withDomainValues": true, "withDefaultValues": true})),
+        request(&op::ATTRIBUTES_QUERY).send(body!({"nodePath": ["/CF-Apparel/Shirts"], "includeParentAttributes": true})),
+        request(&op::ATTRIBUTES_PERSIST)
+            .after(&op::CLASSES_PERSIST, classification)
+            .send(attribute)
+            .then(&op::CLASSES_PERFORM, delete_classification),
+        request(&op::ATTRIBUTES_PERFORM)
+            .after(&op::CLASSES_PERSIST, classification)
+            .after(&op::ATTRIBUTES_PERSIST, attribute)
+            .send(body!({"actions": {"action": [{"dataType": "attribute", "type": "delete", "id": "{id}"}]}}))
+            .then(&op::CLASSES_PERFORM, delete_classification),
+        request(&op::ATTRIBUTE_DEFINITIONS_QUERY).send(body!({"types": ["ref"]})),
+        // Refused (the definition is in use), so that the fixture stays whole.
+        request(&op::ATTRIBUTE_DEFINITIONS_PERFORM).send(body!({"actions": {"action": [
+            {"dataType": "attrDefinition", "type": "delete", "tid": "CF-InUse"}]}})),
         scenario(&op::CLASSES_PERSIST, "creates a classification", &[msg::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY])
             .send(classification)
             .records(&[("SUCCESS", msg::THE_CLASSIFICATION_HAS_BEEN_CREATED_SUCCESSFULLY)])
@@ -151,4 +173,24 @@ pub(super) fn pim() -> Vec<Scenario> {
             .send(body!({"actions": {"action": [{"dataType": "attrDefinition", "type": "delete", "tid": "CF-{u}"}]}}))
             .records(&[("ERROR", msg::THERE_IS_NO_ATTRIBUTE_DEFINITION_WITH_THE_GIVEN_TID_OR_ID)]),
     ]
+}
+
+/// A classification create, tid `CF-<name>`, with its root node `/CF-<name>`.
+fn classification(name: &str) -> Value {
+    let tid = format!("CF-{name}");
+    json!({"classes": {"class": [{"tid": tid, "name": names(&tid, &[("de_DE", &tid)])}]},
+           "nodes": {"node": [{"class": tid, "path": format!("/{tid}"), "name": {"itm": [{"value": tid}]}}]}})
+}
+
+/// The delete of classification `CF-<name>`.
+fn delete_classification(name: &str) -> Value {
+    actions([delete(
+        "classification",
+        json!({"tid": format!("CF-{name}")}),
+    )])
+}
+
+/// An attribute create (definition `CF-Spare`) on the root node of classification `CF-<name>`.
+fn attribute(name: &str) -> Value {
+    json!({"attrs": {"attr": [attribute_at(&format!("/CF-{name}"), "CF-Spare")]}})
 }

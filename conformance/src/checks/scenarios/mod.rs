@@ -1,4 +1,7 @@
-//! The rules and item messages the operations' descriptions state, as scenarios: optional setup
+//! What each operation is sent, declared once per specification module (`common.rs`, `cm.rs`,
+//! `pim.rs`, `peo.rs`, `dam.rs`), beside the operation's other declarations: its well-formed
+//! request ([`request`]), which the access, representation and envelope checks send, and a
+//! scenario per rule and item message its description states ([`scenario`]): optional setup
 //! requests, then one request whose result records (or error answer) must say exactly what the
 //! document says. `{u}` in a body or an expected text stands for a name unique to the scenario
 //! run, `{id}` for the `id` of the first record of the last setup request.
@@ -15,7 +18,7 @@ use serde_json::Value;
 
 use crate::{Check, Checked, Fail, Kind, Target, judge};
 
-use super::{error_body, requests, requests::persist};
+use super::{error_body, requests::Request, requests::persist};
 
 /// A body made from the scenario's unique name.
 type Make = fn(&str) -> Value;
@@ -37,6 +40,9 @@ struct Scenario {
 
 /// What the scenario's answer must say.
 enum Expect {
+    /// Nothing of its own: the operation's well-formed request, which the other checks send and
+    /// judge.
+    Answered,
     /// This status (200, or 400 for a request refused whole) with these records, in order:
     /// status and description.
     Records(u16, &'static [(&'static str, &'static str)]),
@@ -61,6 +67,15 @@ fn scenario(
         body: None,
         expect: Expect::Records(200, &[]),
         cleanup: Vec::new(),
+    }
+}
+
+/// The well-formed request of `operation`: the fixture answers it with 200, and a write creates
+/// its records under unique names (and, for a perform, first creates what it then deletes).
+fn request(operation: &'static Operation) -> Scenario {
+    Scenario {
+        expect: Expect::Answered,
+        ..scenario(operation, "a well-formed request", &[])
     }
 }
 
@@ -131,7 +146,9 @@ impl Scenario {
         .says(says)
     }
 
-    async fn run(&self, target: Arc<Target>) -> Checked {
+    /// Sends the setup requests and fills the scenario's query, body and cleanup with the run's
+    /// names and the id the setup answered.
+    async fn prepare(&self, target: &Target) -> Result<Prepared, Fail> {
         let glossary = match self.glossary {
             true => target.glossary_id()?.to_string(),
             false => String::new(),
@@ -139,7 +156,7 @@ impl Scenario {
         let u = target.unique();
         let mut id = String::new();
         for (operation, make) in &self.setup {
-            let records = persist(&target, operation, fill(make(&u), &u, &id, &glossary)).await?;
+            let records = persist(target, operation, fill(make(&u), &u, &id, &glossary)).await?;
             if let Some(first) = records.first() {
                 if first["status"] == "ERROR" {
                     return Err(Fail::because(format!(
@@ -154,20 +171,35 @@ impl Scenario {
                 };
             }
         }
+        let request = Request {
+            query: self.query.map(|query| query(&u)).unwrap_or_default(),
+            body: self.body.map(|make| fill(make(&u), &u, &id, &glossary)),
+            cleanup: self
+                .cleanup
+                .iter()
+                .map(|(operation, make)| (*operation, fill(make(&u), &u, &id, &glossary)))
+                .collect(),
+        };
+        Ok(Prepared { request, u, id })
+    }
+
+    async fn run(&self, target: Arc<Target>) -> Checked {
+        let Prepared { request, u, id } = self.prepare(&target).await?;
         let mut call = target
             .call(self.operation)
             .accept(super::preferred(self.operation));
         if self.limited {
             call = call.token(target.limited()?);
         }
-        if let Some(query) = self.query {
-            call = call.query(&query(&u));
+        if self.query.is_some() {
+            call = call.query(&request.query);
         }
-        if let Some(make) = self.body {
-            call = call.json(&fill(make(&u), &u, &id, &glossary));
+        if let Some(body) = &request.body {
+            call = call.json(body);
         }
         let answer = call.send().await?;
         let outcome = match &self.expect {
+            Expect::Answered => answer.status(200).map(|_| ()),
             Expect::Records(status, expected) => {
                 answer.status(*status).map(|_| ()).and_then(|()| {
                     let schema = self.operation.body_schema(*status).ok_or_else(|| {
@@ -223,11 +255,16 @@ impl Scenario {
             }
             (outcome, _) => outcome,
         };
-        for (operation, make) in &self.cleanup {
-            let _ = persist(&target, operation, fill(make(&u), &u, &id, &glossary)).await;
-        }
+        super::requests::clean(&target, &request).await;
         outcome
     }
+}
+
+/// A scenario ready to send: its request, the run's unique name and the id the setup answered.
+struct Prepared {
+    request: Request,
+    u: String,
+    id: String,
 }
 
 /// A body with `{u}`, `{id}` and `{glossary}` replaced in every string (a string that is exactly
@@ -258,6 +295,7 @@ fn fill(value: Value, u: &str, id: &str, glossary: &str) -> Value {
     }
 }
 
+/// A body that does not depend on the run's unique name (`{u}` and `{id}` are filled later).
 macro_rules! body {
     ($($json:tt)+) => {
         |_: &str| serde_json::json!($($json)+)
@@ -270,34 +308,62 @@ mod dam;
 mod peo;
 mod pim;
 
-/// Every scenario, by operation in document order.
+/// Everything declared, by module in document order.
+fn declared() -> Vec<Scenario> {
+    [
+        common::common(),
+        cm::cm(),
+        pim::pim(),
+        peo::peo(),
+        dam::dam(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The scenario of every rule and item message, by operation in document order.
 pub fn all() -> Vec<Check> {
-    let mut scenarios = Vec::new();
-    scenarios.extend(common::common());
-    scenarios.extend(cm::cm());
-    scenarios.extend(pim::pim());
-    scenarios.extend(peo::peo());
-    scenarios.extend(dam::dam());
-    scenarios.into_iter().map(Scenario::check).collect()
+    declared()
+        .into_iter()
+        .filter(|scenario| !matches!(scenario.expect, Expect::Answered))
+        .map(Scenario::check)
+        .collect()
 }
 
-/// A chain of keywords under `/core-conformance/<u>` whose last would have a path of 1,025
-/// characters (names are at most 255).
-fn long_paths(u: &str) -> Value {
-    let mut parent = format!("/core-conformance/{u}");
-    let mut items = vec![
-        serde_json::json!({"parentPath": "/core-conformance", "name": {"itm": [{"value": u}]}}),
-    ];
-    for letter in ['a', 'b', 'c'] {
-        let name = letter.to_string().repeat(255);
-        items.push(serde_json::json!({"parentPath": parent, "name": {"itm": [{"value": name}]}}));
-        parent = format!("{parent}/{name}");
+/// Sends the setup of the well-formed request of `operation`, and answers the request; `None`
+/// when none is declared.
+pub async fn well_formed(
+    target: &Target,
+    operation: &'static Operation,
+) -> Option<Result<Request, Fail>> {
+    let declared = declared().into_iter().find(|scenario| {
+        matches!(scenario.expect, Expect::Answered) && std::ptr::eq(scenario.operation, operation)
+    })?;
+    Some(
+        declared
+            .prepare(target)
+            .await
+            .map(|prepared| prepared.request),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_has_one_well_formed_request() {
+        let declared = declared();
+        for operation in core_api::operations::ALL {
+            let requests = declared
+                .iter()
+                .filter(|scenario| {
+                    matches!(scenario.expect, Expect::Answered)
+                        && std::ptr::eq(scenario.operation, *operation)
+                })
+                .count();
+            assert_eq!(requests, 1, "{}", operation.id);
+        }
     }
-    let last = "d".repeat(1025 - parent.chars().count() - 1);
-    items.push(serde_json::json!({"parentPath": parent, "name": {"itm": [{"value": last}]}}));
-    serde_json::json!({"kwds": {"kwd": items}})
-}
-
-fn delete_glossary_entry(_: &str) -> Value {
-    serde_json::json!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "id": "{id}"}]}})
 }

@@ -1,12 +1,19 @@
-//! The message scenarios of the CM (channels) operations.
+//! What the CM (channels) operations are sent: a well-formed request of each, and a scenario per
+//! rule and item message.
 
 use core_api::messages as msg;
+use serde_json::{Value, json};
 
-use super::{Scenario, requests::channel, scenario};
+use super::{Scenario, request, scenario};
 use core_api::operations as op;
 
 pub(super) fn cm() -> Vec<Scenario> {
     vec![
+        request(&op::CHANNELS_QUERY).send(body!({"tid": "CF-Page"})),
+        request(&op::CHANNELS_RETRIEVE).send(body!({"tids": ["CF-Page"]})),
+        request(&op::CHANNELS_PERSIST).send(channel),
+        request(&op::RETRIEVE_CHANNEL_BRIEFINGS).send(body!({"tids": ["CF-Page"],
+            "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "CF.BriefingModule"}})),
         scenario(&op::CHANNELS_PERSIST, "creates a channel", &[msg::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY])
             .send(channel)
             .records(&[("SUCCESS", msg::THE_PROJECT_HAS_BEEN_CREATED_SUCCESSFULLY)]),
@@ -79,4 +86,10 @@ pub(super) fn cm() -> Vec<Scenario> {
             .send(body!({"tids": ["CF-Web"], "briefingInfo": {"locale": "de_DE", "briefingModuleCfgTid": "CF.BriefingModule"}}))
             .refused(404, "Project 'CF-Web' has no briefing layout for 'CF.BriefingModule' in locale 'de_DE'"),
     ]
+}
+
+/// A channel create under `CF-Root`, tid `CF-<name>`.
+pub(super) fn channel(name: &str) -> Value {
+    json!({"projects": {"project": [{"tid": format!("CF-{name}"), "parentTid": "CF-Root", "type": "CF-Catalog",
+        "name": format!("Conformance {name}"), "vals": {"val": [{"attr": "CF-Comment", "itm": [{"value": "created"}]}]}}]}})
 }

@@ -1,12 +1,14 @@
-//! The message scenarios of the DAM operations.
+//! What the DAM operation is sent: a well-formed request, and a scenario per rule and item
+//! message.
 
 use core_api::messages as msg;
 
-use super::{Scenario, scenario};
+use super::{Scenario, request, scenario};
 use core_api::operations as op;
 
 pub(super) fn dam() -> Vec<Scenario> {
     vec![
+        request(&op::ASSETS_VERSIONS_BIN).query(|_| "assetTid=CF-A-1&versionNumber=1".into()),
         scenario(
             &op::ASSETS_VERSIONS_BIN,
             "404 for an unknown asset",

@@ -1,12 +1,17 @@
-//! The message scenarios of the PEO operations.
+//! What the PEO operations are sent: a well-formed request of each, and a scenario per rule and
+//! item message.
 
 use core_api::messages as msg;
 
-use super::{Scenario, requests::channel, scenario};
+use super::{Scenario, cm::channel, request, scenario};
 use core_api::operations as op;
 
 pub(super) fn peo() -> Vec<Scenario> {
     vec![
+        request(&op::PEOS_RETRIEVE).send(body!({"tids": ["CF-PEO-1"], "withMetadata": true})),
+        request(&op::PEOS_QUERY).send(body!({"tidProduct": "CF-PR-1"})),
+        request(&op::PEOS_LINKS_PERSIST).send(body!({"links": {"itms": [{"type": "peoToProject", "itms": [{"itm": [
+            {"key": "peoTid", "value": "CF-PEO-2"}, {"key": "projectTid", "value": "CF-Web"}]}]}]}})),
         scenario(&op::PEOS_RETRIEVE, "404 when no PEO is found", &[msg::NONE_OF_THE_REQUESTED_PEOS_WAS_FOUND])
             .send(body!({"tids": ["CF-{u}"]}))
             .refused(404, msg::NONE_OF_THE_REQUESTED_PEOS_WAS_FOUND),

@@ -1,12 +1,34 @@
-//! The message scenarios of the Common operations.
+//! What the Common operations are sent: a well-formed request of each, and a scenario per rule
+//! and item message.
 
 use core_api::messages as msg;
+use serde_json::{Value, json};
 
-use super::{Scenario, delete_glossary_entry, long_paths, requests, requests::keyword, scenario};
+use super::{Scenario, request, scenario};
+use crate::bodies::{actions, delete, names};
 use core_api::operations as op;
 
 pub(super) fn common() -> Vec<Scenario> {
     vec![
+        request(&op::TRANSFORM).send(body!({"schemaVersion": "5.6.0",
+            "meta": {"itm": [{"key": "messageType", "value": "request"}]},
+            "kwds": {"kwd": [{"path": "/a", "name": {"itm": [{"value": "a"}, {"value": "A", "loc": "de_DE"}]}}]}})),
+        request(&op::LOCALES_RETRIEVE)
+            .send(body!({"mode": "TID", "tids": ["de_DE", "en_GB"], "exportConfig": true})),
+        request(&op::KEYWORDS_RETRIEVE)
+            .send(body!({"path": "/core-conformance/Season", "level": -1, "retrieveLinks": true})),
+        request(&op::KEYWORDS_PERSIST).send(keyword),
+        request(&op::GLOSSARY_ENTRIES_PERSIST).send(glossary_entry),
+        request(&op::GLOSSARY_ENTRIES_PERFORM)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
+            .send(delete_glossary_entry),
+        request(&op::COMPONENTS_RETRIEVE).send(body!({})),
+        request(&op::MESSAGES_PERSIST).send(body!({"messages": [{"tid": "CF-{u}", "subject": "core-conformance",
+            "body": "A message of a conformance run.", "severity": "ERROR", "recipientRole": "core-conformance-insiders"}]})),
+        request(&op::LINKS_PERSIST)
+            .after(&op::KEYWORDS_PERSIST, keyword)
+            .send(body!({"links": {"itms": [{"type": "assetToKeyword", "itms": [{"itm": [
+                {"key": "keywordPath", "value": "/core-conformance/{u}"}, {"key": "assetTid", "value": "CF-A-1"}]}]}]}})),
         scenario(&op::KEYWORDS_RETRIEVE, "404 for an unknown path", &[msg::KEYWORD_WITH_PATH_PATH_NOT_FOUND])
             .send(body!({"path": "/core-conformance/{u}"}))
             .refused(404, "Keyword with path '/core-conformance/{u}' not found"),
@@ -40,10 +62,10 @@ pub(super) fn common() -> Vec<Scenario> {
             .send(body!({"kwds": {"kwd": [{"parentPath": "/core-conformance", "name": {"itm": [{"value": "{u}"}, {"value": "{u}b"}]}}]}}))
             .records(&[("ERROR", msg::THE_DEFAULT_NAME_IS_GIVEN_MORE_THAN_ONCE)]),
         scenario(&op::GLOSSARY_ENTRIES_PERSIST, "creates an entry", &[msg::THE_GLOSSARY_ENTRY_HAS_BEEN_CREATED_SUCCESSFULLY])
-            .send(requests::glossary_entry_create)
+            .send(glossary_entry)
             .records(&[("SUCCESS", msg::THE_GLOSSARY_ENTRY_HAS_BEEN_CREATED_SUCCESSFULLY)]),
         scenario(&op::GLOSSARY_ENTRIES_PERSIST, "updates an entry", &[msg::THE_GLOSSARY_ENTRY_HAS_BEEN_UPDATED_SUCCESSFULLY])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(body!({"glossaryEntries": {"glossaryEntry": [{"id": "{id}", "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": "{u}b"}]}}]}}))
             .records(&[("SUCCESS", msg::THE_GLOSSARY_ENTRY_HAS_BEEN_UPDATED_SUCCESSFULLY)])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
@@ -67,25 +89,25 @@ pub(super) fn common() -> Vec<Scenario> {
                 "meta": {"itm": [{"key": "value", "loc": "xx_XX", "value": "{u}"}]}}]}}))
             .records(&[("ERROR", "Unknown locale 'xx_XX'")]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "deletes an entry", &[msg::THE_GLOSSARY_ENTRY_HAS_BEEN_DELETED_SUCCESSFULLY])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(delete_glossary_entry)
             .records(&[("SUCCESS", msg::THE_GLOSSARY_ENTRY_HAS_BEEN_DELETED_SUCCESSFULLY)]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "copies an entry", &[msg::THE_GLOSSARY_ENTRY_HAS_BEEN_COPIED_SUCCESSFULLY])
             .glossary()
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "{glossary}"}]}}]}}))
             .records(&[("SUCCESS", msg::THE_GLOSSARY_ENTRY_HAS_BEEN_COPIED_SUCCESSFULLY)])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "moves an entry", &[msg::THE_GLOSSARY_ENTRY_HAS_BEEN_MOVED_SUCCESSFULLY])
             .glossary()
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "moveToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "{glossary}"}]}}]}}))
             .records(&[("SUCCESS", msg::THE_GLOSSARY_ENTRY_HAS_BEEN_MOVED_SUCCESSFULLY)])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "refuses an unknown target glossary", &[msg::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}",
                 "meta": {"itm": [{"key": "glossaryId", "value": "2000000000"}]}}]}}))
             .records(&[("ERROR", msg::THERE_IS_NO_GLOSSARY_WITH_THE_GIVEN_IDENTITY)])
@@ -94,7 +116,7 @@ pub(super) fn common() -> Vec<Scenario> {
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "delete", "tid": "CF-{u}"}]}}))
             .records(&[("ERROR", msg::THERE_IS_NO_GLOSSARY_ENTRY_WITH_THE_GIVEN_TID_IDENTITY)]),
         scenario(&op::GLOSSARY_ENTRIES_PERFORM, "refuses a copy without glossaryId", &[msg::MISSING_REQUIRED_VALUE_GLOSSARYID])
-            .after(&op::GLOSSARY_ENTRIES_PERSIST, requests::glossary_entry_create)
+            .after(&op::GLOSSARY_ENTRIES_PERSIST, glossary_entry)
             .send(body!({"actions": {"action": [{"dataType": "glossaryEntry", "type": "copyToGlossary", "id": "{id}"}]}}))
             .records(&[("ERROR", msg::MISSING_REQUIRED_VALUE_GLOSSARYID)])
             .then(&op::GLOSSARY_ENTRIES_PERFORM, delete_glossary_entry),
@@ -196,4 +218,36 @@ pub(super) fn common() -> Vec<Scenario> {
             .send(body!({"links": {"itms": [{"type": "assetToCF", "itms": [{"itm": [{"key": "assetTid", "value": "CF-A-1"}]}]}]}}))
             .records(&[("ERROR", "Unsupported link type 'assetToCF'")]),
     ]
+}
+
+/// A keyword create under `/core-conformance`, named `name`.
+fn keyword(name: &str) -> Value {
+    json!({"kwds": {"kwd": [{"parentPath": "/core-conformance", "name": names(name, &[("de_DE", name)])}]}})
+}
+
+/// A glossary entry create in `CF-GL-1` (a term in `de_DE`) with the value `value`.
+fn glossary_entry(value: &str) -> Value {
+    json!({"glossaryEntries": {"glossaryEntry": [{"parentTid": "CF-GL-1", "loc": "de_DE", "type": "term",
+        "meta": {"itm": [{"key": "value", "loc": "de_DE", "value": value}]}}]}})
+}
+
+/// The delete of the glossary entry the setup created.
+fn delete_glossary_entry(_: &str) -> Value {
+    actions([delete("glossaryEntry", json!({"id": "{id}"}))])
+}
+
+/// A chain of keywords under `/core-conformance/<u>` whose last would have a path of 1,025
+/// characters (names are at most 255).
+fn long_paths(u: &str) -> Value {
+    let mut parent = format!("/core-conformance/{u}");
+    let mut items =
+        vec![json!({"parentPath": "/core-conformance", "name": {"itm": [{"value": u}]}})];
+    for letter in ['a', 'b', 'c'] {
+        let name = letter.to_string().repeat(255);
+        items.push(json!({"parentPath": parent, "name": {"itm": [{"value": name}]}}));
+        parent = format!("{parent}/{name}");
+    }
+    let last = "d".repeat(1025 - parent.chars().count() - 1);
+    items.push(json!({"parentPath": parent, "name": {"itm": [{"value": last}]}}));
+    json!({"kwds": {"kwd": items}})
 }
