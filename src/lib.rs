@@ -13,6 +13,7 @@ pub mod bootstrap;
 pub mod error;
 pub mod http;
 pub mod local_time;
+pub mod logs;
 pub mod metrics;
 pub mod modules;
 pub mod repr;

@@ -244,9 +244,12 @@ fn init_logs(format: LogFormat) {
         // A closed stderr must not stop the server: its default report of a failed write panics.
         .log_internal_errors(false);
     match format {
-        LogFormat::Text => logs
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .init(),
+        LogFormat::Text => {
+            let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            logs.with_ansi(ansi)
+                .with_writer(core_server::logs::Stderr { ansi })
+                .init()
+        }
         // The event's fields at the top level, the request's span (its id) under `span`.
         LogFormat::Json => logs
             .json()

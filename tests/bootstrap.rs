@@ -300,6 +300,50 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
         )),
         "{error}"
     );
+    // A file reference stays inside the document's folder: no absolute path, no `..`, no
+    // symbolic link out of it (the server would otherwise serve that file as an asset binary).
+    let outside = std::env::temp_dir().join(format!("core-bootstrap-outside-{suffix}.bin"));
+    std::fs::write(&outside, b"secret").expect("writes");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, folder.join("files/link.bin")).expect("a link");
+    let mut references = vec![
+        (
+            "../outside.bin".to_string(),
+            "is not inside the document's folder",
+        ),
+        (
+            "files/../../outside.bin".to_string(),
+            "is not inside the document's folder",
+        ),
+        (
+            outside.display().to_string(),
+            "is not inside the document's folder",
+        ),
+        (
+            "/proc/self/environ".to_string(),
+            "is not inside the document's folder",
+        ),
+    ];
+    if cfg!(unix) {
+        references.push((
+            "files/link.bin".to_string(),
+            "leaves the document's folder through a symbolic link",
+        ));
+    }
+    for (reference, reason) in references {
+        let mut escaping = document(suffix, "Shirt");
+        escaping["assets"][0]["versions"][0]["content"] = json!({ "file": reference });
+        let error = bootstrap::load_file(database, &write(&folder, &escaping))
+            .await
+            .expect_err("refused");
+        assert!(
+            error.to_string().starts_with(&format!(
+                "assets[0] (A{suffix}).versions[0]: content.file: '{reference}' {reason}"
+            )),
+            "{error}"
+        );
+    }
+    let _ = std::fs::remove_file(&outside);
     // Strings are held to the limits of the fields they are answered in (D-56), statuses to the
     // document's list (D-35).
     for (change, expected) in [

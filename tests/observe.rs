@@ -1,7 +1,7 @@
 //! What operators see of a running server: every request's id in its answer and in every log line
 //! it causes (JSON logs), one access line per request, the `supportId` of an error body in the
 //! logs, and `GET /metrics` counting requests and batch items, to the callers
-//! `--metrics-access` admits.
+//! `--metrics-access` admits; and text log lines a request cannot forge.
 
 mod support;
 
@@ -16,7 +16,7 @@ use std::{
 use serde_json::Value;
 use support::Server;
 
-/// A `serve --demo` with JSON logs: the server, its address, the demo token, and its log lines.
+/// A `serve --demo` with its logs: the server, its address, the demo token, and its log lines.
 struct Observed {
     _server: Server,
     address: String,
@@ -35,12 +35,17 @@ impl Drop for TempFolder {
 }
 
 fn start(name: &str, bind: &str, arguments: &[&str]) -> Observed {
+    start_logging(name, "json", bind, arguments)
+}
+
+/// The same with log lines in `format` (`json` or `text`).
+fn start_logging(name: &str, format: &str, bind: &str, arguments: &[&str]) -> Observed {
     let folder = std::env::temp_dir().join(format!("core-observe-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(&folder).expect("a folder");
     let database = format!("sqlite://{}/core.db", folder.display());
     let mut child = Command::new(env!("CARGO_BIN_EXE_core-server"))
-        .args(["--log-format", "json", "serve", "--demo", "--bind", bind])
+        .args(["--log-format", format, "serve", "--demo", "--bind", bind])
         .args(["--database-url", &database])
         .args(arguments)
         .stdout(Stdio::piped())
@@ -227,6 +232,37 @@ fn every_request_has_an_id_in_its_answer_and_its_json_log_lines() {
     let access = lines.last().expect("the access line");
     assert_eq!(access["span"]["request_id"], id.as_str());
     assert_eq!(access["status"], 404);
+}
+
+#[test]
+fn a_request_cannot_start_a_text_log_line_of_its_own() {
+    let server = start_logging("forge", "text", "127.0.0.1:0", &[]);
+    // The refusal quotes the path, line break and all, in its log line.
+    let forged = "ERROR core_server: forged";
+    let body = serde_json::json!({"path": format!("/nowhere\n{forged}\r")});
+    let (status, _, _) = server.post(RETRIEVE, &[], &body.to_string());
+    assert_eq!(status, 404);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut lines = Vec::new();
+    while Instant::now() < deadline {
+        match server.logs.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) if line.contains("core_server::access") => break,
+            Ok(line) => lines.push(line),
+            Err(_) => {}
+        }
+    }
+    let refused = lines
+        .iter()
+        .find(|line| line.contains("request refused"))
+        .unwrap_or_else(|| panic!("no refusal line in {lines:#?}"));
+    assert!(
+        refused.contains(&format!("/nowhere\\n{forged}\\r")),
+        "{refused}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.starts_with(forged)),
+        "{lines:#?}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Assets with their versions (binaries) and previews, and access restrictions.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use base64::Engine;
 use schemars::JsonSchema;
@@ -69,7 +69,8 @@ pub struct Preview {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum Content {
-    /// A path relative to the document's folder.
+    /// A path relative to the document's folder, inside it: no absolute path, no `..`, no
+    /// symbolic link leading out of it.
     File(String),
     /// Standard base64.
     Base64(String),
@@ -148,7 +149,8 @@ pub(super) fn read_binaries(
 fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Binary, BootstrapError> {
     match content {
         Content::File(file) => {
-            let path: PathBuf = folder.join(file);
+            let refused = |reason: String| invalid(record.to_string(), "content.file", reason);
+            let path = confined(folder, file).map_err(refused)?;
             std::fs::File::open(&path)
                 .and_then(|file| file.metadata())
                 .and_then(|metadata| {
@@ -158,13 +160,7 @@ fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Binary
                         Err(std::io::Error::other("not a file"))
                     }
                 })
-                .map_err(|error| {
-                    invalid(
-                        record.to_string(),
-                        "content.file",
-                        format!("cannot read {}: {error}", path.display()),
-                    )
-                })?;
+                .map_err(|error| refused(format!("cannot read {}: {error}", path.display())))?;
             Ok(Binary::File(path))
         }
         Content::Base64(text) => base64::engine::general_purpose::STANDARD
@@ -172,6 +168,41 @@ fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Binary
             .map(Binary::Bytes)
             .map_err(|error| invalid(record.to_string(), "content.base64", error.to_string())),
     }
+}
+
+/// The file `file` names inside the document's folder: a relative path without `..`, which
+/// (once symbolic links are followed) stays inside the folder, so that a document cannot make
+/// the server import, and then serve, a file from elsewhere (`/proc/self/environ`, a key).
+fn confined(folder: &Path, file: &str) -> Result<PathBuf, String> {
+    let relative = Path::new(file);
+    let plain = relative
+        .components()
+        .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
+    if relative.is_absolute() || !plain {
+        return Err(format!(
+            "'{file}' is not inside the document's folder: give a relative path without '..'"
+        ));
+    }
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let unreadable =
+        |path: &Path, error: std::io::Error| format!("cannot read {}: {error}", path.display());
+    let root = folder
+        .canonicalize()
+        .map_err(|error| unreadable(folder, error))?;
+    let joined = root.join(relative);
+    let path = joined
+        .canonicalize()
+        .map_err(|error| unreadable(&joined, error))?;
+    if !path.starts_with(&root) {
+        return Err(format!(
+            "'{file}' leaves the document's folder through a symbolic link"
+        ));
+    }
+    Ok(path)
 }
 
 impl Loader<'_, '_> {
