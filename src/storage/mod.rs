@@ -30,9 +30,10 @@ pub(crate) mod peos;
 pub(crate) mod records;
 pub mod testing;
 pub(crate) mod trees;
+pub mod url;
 pub(crate) mod values;
 
-use std::{path::Path, time::Duration};
+use std::time::Duration;
 
 use sqlx::{
     Any, AnyPool, Connection, Encode, FromRow, Transaction, Type,
@@ -143,7 +144,7 @@ impl Database {
     /// schema up to date.
     pub async fn connect_with(url: &str, options: Options) -> Result<Database, StorageError> {
         sqlx::any::install_default_drivers();
-        let (backend, url) = prepare(url)?;
+        let (backend, url) = url::prepare(url)?;
         let (readers, writers) = pool_sizes(backend);
         let database = if backend == Backend::Sqlite && url.contains(":memory:") {
             let pool = pool_options(backend, options, Role::Shared, 1)
@@ -472,45 +473,6 @@ fn format_utc(since: std::time::Duration) -> String {
     crate::local_time::format_millis(i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// Recognises the backend and, for SQLite, creates the file's folder and asks for the file to be
-/// created.
-fn prepare(url: &str) -> Result<(Backend, String), StorageError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Ok((Backend::Postgres, url.to_string()));
-    }
-    let Some(rest) = url.strip_prefix("sqlite:") else {
-        return Err(StorageError::UnsupportedUrl(url.to_string()));
-    };
-    let rest = rest.strip_prefix("//").unwrap_or(rest);
-    let (file, query) = rest.split_once('?').unwrap_or((rest, ""));
-    if file.is_empty() {
-        return Err(StorageError::UnsupportedUrl(url.to_string()));
-    }
-    if file == ":memory:" {
-        return Ok((Backend::Sqlite, "sqlite::memory:".to_string()));
-    }
-    if let Some(folder) = Path::new(file)
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(folder).map_err(|source| StorageError::CreateFolder {
-            path: file.to_string(),
-            source,
-        })?;
-    }
-    let mut options: Vec<&str> = query
-        .split('&')
-        .filter(|option| !option.is_empty())
-        .collect();
-    if !options.iter().any(|option| option.starts_with("mode=")) {
-        options.push("mode=rwc");
-    }
-    Ok((
-        Backend::Sqlite,
-        format!("sqlite:{file}?{}", options.join("&")),
-    ))
-}
-
 /// The rows of an aggregating statement, read from the JSON array it answers (none: no row).
 /// Rows cross the driver one by one at a few microseconds each; one text crosses it once and
 /// `serde_json` reads it at hundreds of MB/s (`storage::trees`, keywords retrieve).
@@ -543,32 +505,5 @@ mod tests {
             "2000-02-29T23:59:59.000Z"
         );
         assert_eq!(now_utc().len(), 24);
-    }
-
-    #[test]
-    fn recognises_urls() {
-        assert_eq!(
-            prepare("postgres://u@h/db").map(|(b, _)| b).ok(),
-            Some(Backend::Postgres)
-        );
-        assert_eq!(
-            prepare("sqlite::memory:").map(|(_, u)| u).ok().as_deref(),
-            Some("sqlite::memory:")
-        );
-        assert_eq!(
-            prepare("sqlite://data/a.db")
-                .map(|(_, u)| u)
-                .ok()
-                .as_deref(),
-            Some("sqlite:data/a.db?mode=rwc")
-        );
-        assert!(matches!(
-            prepare("mysql://h/db"),
-            Err(StorageError::UnsupportedUrl(_))
-        ));
-        assert!(matches!(
-            prepare("sqlite:"),
-            Err(StorageError::UnsupportedUrl(_))
-        ));
     }
 }
