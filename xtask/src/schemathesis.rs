@@ -42,7 +42,11 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
             "--workers",
             "2",
             "--continue-on-failure",
-        ]);
+        ])
+        // Hypothesis's `too_slow` health check times the generation of test data, not the
+        // server: transform's request (the whole message) generated too slowly once on a busy
+        // two-core machine and failed the run with every check passing. Every check stays on.
+        .args(["--suppress-health-check", "too_slow"]);
     command.args(arguments);
     python::status(&mut command, "schemathesis")
 }
