@@ -46,11 +46,10 @@ impl Write for Line {
 impl Drop for Line {
     fn drop(&mut self) {
         let text = String::from_utf8_lossy(&self.text);
-        let line = escaped(text.strip_suffix('\n').unwrap_or(&text), self.ansi);
+        let mut line = escaped(text.strip_suffix('\n').unwrap_or(&text), self.ansi);
+        line.push('\n');
         // A log line that cannot be written is dropped, never a reason to stop serving.
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(format!("{line}\n").as_bytes());
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 
@@ -64,8 +63,9 @@ pub fn escaped(line: &str, ansi: bool) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push('\t'),
             '\u{1b}' if ansi => out.push(ch),
-            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{{{:x}}}", ch as u32)),
-            ch if ch.is_control() => out.push_str(&format!("\\u{{{:x}}}", ch as u32)),
+            ch if ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{{{:x}}}", ch as u32))
+            }
             ch => out.push(ch),
         }
     }

@@ -160,7 +160,7 @@ fn read_content(content: &Content, folder: &Path, record: &str) -> Result<Binary
                         Err(std::io::Error::other("not a file"))
                     }
                 })
-                .map_err(|error| refused(format!("cannot read {}: {error}", path.display())))?;
+                .map_err(|error| refused(cannot_read(&path, &error)))?;
             Ok(Binary::File(path))
         }
         Content::Base64(text) => base64::engine::general_purpose::STANDARD
@@ -188,21 +188,24 @@ fn confined(folder: &Path, file: &str) -> Result<PathBuf, String> {
     } else {
         folder
     };
-    let unreadable =
-        |path: &Path, error: std::io::Error| format!("cannot read {}: {error}", path.display());
     let root = folder
         .canonicalize()
-        .map_err(|error| unreadable(folder, error))?;
+        .map_err(|error| cannot_read(folder, &error))?;
     let joined = root.join(relative);
     let path = joined
         .canonicalize()
-        .map_err(|error| unreadable(&joined, error))?;
+        .map_err(|error| cannot_read(&joined, &error))?;
     if !path.starts_with(&root) {
         return Err(format!(
             "'{file}' leaves the document's folder through a symbolic link"
         ));
     }
     Ok(path)
+}
+
+/// Why a binary's file cannot be read, naming the file.
+fn cannot_read(path: &Path, error: &std::io::Error) -> String {
+    format!("cannot read {}: {error}", path.display())
 }
 
 impl Loader<'_, '_> {

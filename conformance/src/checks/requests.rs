@@ -41,7 +41,7 @@ pub async fn good(target: &Target, operation: &'static Operation) -> Result<Requ
         .await
         .unwrap_or_else(|| {
             Err(Fail::because(format!(
-                "{} is not an operation of the document this runner was built from; update core-conformance",
+                "core-conformance declares no well-formed request of {}: it was built from another document; update it",
                 operation.id
             )))
         })
