@@ -61,6 +61,8 @@ pub enum Deviation {
     /// A keyword create says "The keyword was created" instead of the documented text
     /// ([`THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY`](core_api::messages::THE_KEYWORD_HAS_BEEN_CREATED_SUCCESSFULLY)).
     WrongSuccessText,
+    /// Answers do not say `X-Content-Type-Options: nosniff` (the document says every one does).
+    Sniffable,
 }
 
 /// How many requests a caller may send (`--rate-limit`, `--rate-burst`, D-37): on average

@@ -315,6 +315,50 @@ fn metrics_count_requests_and_batch_items() {
 }
 
 #[test]
+fn every_answer_says_nosniff_and_the_docs_pages_carry_a_policy() {
+    let server = start("nosniff", "127.0.0.1:0", &[]);
+    let authorization = format!("Bearer {}", server.token);
+    let answers = [
+        server.post(RETRIEVE, &[], r#"{"path": "/", "level": 1}"#),
+        server.post(PERSIST, &[], r#"{"keywords": [{}]}"#),
+        server.send(
+            "POST",
+            RETRIEVE,
+            &[("Content-Type", "application/json")],
+            "{}",
+        ),
+        server.send("GET", "/nowhere", &[("Authorization", &authorization)], ""),
+        server.send("GET", RETRIEVE, &[], ""),
+        server.send("GET", "/healthz", &[], ""),
+        server.send("GET", "/metrics", &[], ""),
+        server.send("GET", "/openapi.yaml", &[], ""),
+        server.send("GET", "/docs", &[], ""),
+        server.send("GET", "/redoc", &[], ""),
+    ];
+    let statuses: Vec<u16> = answers.iter().map(|(status, _, _)| *status).collect();
+    assert_eq!(statuses, [200, 400, 401, 404, 405, 200, 200, 200, 200, 200]);
+    for (status, headers, _) in &answers {
+        assert_eq!(
+            header(headers, "x-content-type-options"),
+            Some("nosniff"),
+            "{status}"
+        );
+    }
+    for (_, headers, body) in &answers[8..] {
+        let policy = header(headers, "content-security-policy").expect("a policy");
+        assert!(
+            policy.starts_with("default-src 'none'; script-src 'sha256-"),
+            "{policy}"
+        );
+        assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+        assert!(
+            body.contains("<script"),
+            "the page runs scripts its policy names"
+        );
+    }
+}
+
+#[test]
 fn metrics_need_a_token_when_the_setting_says_so() {
     let server = start("token", "127.0.0.1:0", &["--metrics-access", "token"]);
     let (status, _, body) = server.send("GET", "/metrics", &[], "");
@@ -354,6 +398,23 @@ fn metrics_are_kept_to_loopback_clients_by_default() {
     let outside = SocketAddr::new(ip, port).to_string();
     let (status, _, body) = send_to(&outside, "GET", "/metrics", &[], "");
     assert_eq!(status, 404, "{body}");
+    // A forwarding header does not make a caller local, ...
+    let spoofed = [
+        ("X-Forwarded-For", "127.0.0.1"),
+        ("Forwarded", "for=127.0.0.1"),
+    ];
+    let (status, _, body) = send_to(&outside, "GET", "/metrics", &spoofed, "");
+    assert_eq!(status, 404, "{body}");
+    // ... and a local proxy that forwards a request does not make its sender local either.
+    for header in [
+        "Forwarded",
+        "X-Forwarded-For",
+        "X-Forwarded-Host",
+        "X-Real-IP",
+    ] {
+        let (status, _, body) = server.send("GET", "/metrics", &[(header, "203.0.113.9")], "");
+        assert_eq!(status, 404, "{header}: {body}");
+    }
     // The interface itself answers there.
     let (status, _, _) = send_to(&outside, "GET", "/healthz", &[], "");
     assert_eq!(status, 200);

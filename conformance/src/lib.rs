@@ -156,6 +156,8 @@ pub enum Kind {
     Errors,
     /// A rule or an item message the operation's description states.
     Messages,
+    /// Headers every answer carries (`X-Content-Type-Options: nosniff`).
+    Headers,
 }
 
 /// One check of one operation.

@@ -15,7 +15,12 @@ use poem::{
 use tracing::Instrument;
 
 use super::{deviation, docs, limit, listen::Held, observe};
-use crate::{error::ApiError, metrics, service::Service, settings::MetricsAccess};
+use crate::{
+    error::ApiError,
+    metrics,
+    service::Service,
+    settings::{Deviation, MetricsAccess},
+};
 
 /// The path of the YAML document.
 pub const OPENAPI_YAML_PATH: &str = "/openapi.yaml";
@@ -70,6 +75,13 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 let mut response = admit(&service, endpoint, request, (&method, &path)).await;
                 if operation.is_some() {
                     response = deviation::apply(service.settings.deviation, response).await;
+                }
+                // No answer is to be read as anything but its declared media type.
+                if service.settings.deviation != Some(Deviation::Sniffable) {
+                    response.headers_mut().insert(
+                        poem::http::header::X_CONTENT_TYPE_OPTIONS,
+                        poem::http::HeaderValue::from_static("nosniff"),
+                    );
                 }
                 observe::answered(
                     &service.metrics,
@@ -153,8 +165,19 @@ fn caller(service: &Service, request: &Request) -> limit::Caller {
     }
 }
 
+/// The headers a proxy adds to a request it forwards: in loopback mode, a request that carries
+/// one came through a proxy and so, maybe, from beyond this machine.
+const FORWARDING_HEADERS: [&str; 4] = [
+    "forwarded",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "x-real-ip",
+];
+
 /// `GET /metrics`, to the callers `--metrics-access` admits: loopback peers only (others get
-/// 404, as if nothing were served there), callers with a valid token, or everybody.
+/// 404, as if nothing were served there), callers with a valid token, or everybody. In loopback
+/// mode the peer's own address decides: a forwarding header never admits a request, and one that
+/// carries such a header is refused, since a proxy on this machine sent it on someone's behalf.
 async fn scrape(service: &Service, request: &Request) -> Response {
     let admitted = match service.settings.metrics_access {
         MetricsAccess::Open => Ok(()),
@@ -163,7 +186,10 @@ async fn scrape(service: &Service, request: &Request) -> Response {
                 .remote_addr()
                 .as_socket_addr()
                 .is_some_and(|address| address.ip().is_loopback());
-            if loopback {
+            let forwarded = FORWARDING_HEADERS
+                .iter()
+                .any(|name| request.headers().contains_key(*name));
+            if loopback && !forwarded {
                 Ok(())
             } else {
                 Err(ApiError::NotFound(format!(

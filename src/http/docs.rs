@@ -6,12 +6,17 @@
 //! API at all, and the document it embeds is replaced by ours, which stays the one source. The
 //! pages' copy lists this server (`/`) first among the servers, so that "Try it out" calls the
 //! server that served the page; the XML namespace is the configured one (D-53).
+//!
+//! Each page carries a `Content-Security-Policy` that lets run only its own inline scripts (by
+//! their SHA-256), fetch only from this server, and be framed by no one (`policy`).
 
+use base64::Engine;
 use bytes::Bytes;
 use core_api::document;
 use poem::{Response, endpoint::make_sync, get};
 use poem_openapi::OpenApiService;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 /// The path of the Swagger UI page.
 pub const SWAGGER_UI_PATH: &str = "/docs";
@@ -37,9 +42,11 @@ pub fn pages(namespace: &str) -> Pages {
             &ours,
             1,
         )));
+        let policy = policy(&html);
         get(make_sync(move |_| {
             Response::builder()
                 .content_type("text/html; charset=utf-8")
+                .header(poem::http::header::CONTENT_SECURITY_POLICY, policy.as_str())
                 .body(html.clone())
         }))
     };
@@ -83,6 +90,33 @@ fn without_remote_styles(html: &str) -> String {
         .join("\n")
 }
 
+/// The page's `Content-Security-Policy`: its inline scripts by hash and nothing else to run;
+/// styles inline (both UIs set them from script); images and fonts from this server or `data:`;
+/// calls ("Try it out") to this server; Redoc's search worker from a `blob:`; no framing, no
+/// `<base>`, no form posts.
+fn policy(html: &[u8]) -> String {
+    let mut hashes = Vec::new();
+    let mut rest = &*String::from_utf8_lossy(html);
+    // As the browser reads it: a script runs from its tag's `>` to the next `</script>`.
+    while let Some((_, tag)) = rest.split_once("<script") {
+        let Some((_, body)) = tag.split_once('>') else {
+            break;
+        };
+        let Some((script, after)) = body.split_once("</script>") else {
+            break;
+        };
+        let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(script));
+        hashes.push(format!("'sha256-{hash}'"));
+        rest = after;
+    }
+    format!(
+        "default-src 'none'; script-src {}; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; \
+         frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        hashes.join(" ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +139,27 @@ mod tests {
         let redoc = without_remote_styles(&empty.redoc_html());
         assert!(!redoc.contains("<link href=\"http"), "no remote stylesheet");
         assert!(redoc.contains("Redoc.init"));
+    }
+
+    #[test]
+    fn the_policy_names_every_inline_script_by_its_hash() {
+        let policy = policy(b"<p><script charset=\"UTF-8\">a()</script><script>b()</script>");
+        let a = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(b"a()"));
+        let b = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(b"b()"));
+        assert!(
+            policy.starts_with(&format!(
+                "default-src 'none'; script-src 'sha256-{a}' 'sha256-{b}';"
+            )),
+            "{policy}"
+        );
+        let empty = OpenApiService::new((), "", "");
+        for html in [empty.swagger_ui_html(), empty.redoc_html()] {
+            let scripts = html.matches("</script>").count();
+            assert!(scripts >= 2, "the pages run inline scripts");
+            assert_eq!(
+                super::policy(html.as_bytes()).matches("'sha256-").count(),
+                scripts
+            );
+        }
     }
 }

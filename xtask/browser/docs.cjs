@@ -2,7 +2,9 @@
 // puppeteer-core, loads `/docs` (Swagger UI) from a server on the demo catalogue, checks that
 // every operation of the document is listed, authorizes with the demo token, runs "Try it out" on
 // keywords retrieve and reads 200 with the demo's keywords, saves a screenshot, then loads
-// `/redoc` and finds the operations there too.
+// `/redoc` and finds the operations there too. Both pages must come with a
+// `Content-Security-Policy` and `X-Content-Type-Options: nosniff`, and work under that policy
+// without a single violation.
 //
 // node docs.cjs <base URL> <token> <operation count> <screenshot folder>
 // (PUPPETEER_EXECUTABLE_PATH names the browser; NODE_PATH finds puppeteer-core.)
@@ -18,6 +20,30 @@ function check(condition, message) {
   }
 }
 
+// Loads a page, checks its security headers, and has it record every violation of its policy.
+async function load(page, url) {
+  await page.evaluateOnNewDocument(() => {
+    window.violations = [];
+    document.addEventListener("securitypolicyviolation", (event) => {
+      window.violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  const response = await page.goto(url, { waitUntil: "networkidle0" });
+  const headers = response.headers();
+  check(
+    (headers["content-security-policy"] || "").includes("default-src 'none'"),
+    `${url} has no Content-Security-Policy: ${JSON.stringify(headers)}`,
+  );
+  check(headers["x-content-type-options"] === "nosniff", `${url} lacks nosniff`);
+}
+
+// The policy violations a page recorded.
+async function violations(page, url) {
+  const found = await page.evaluate(() => window.violations);
+  check(found.length === 0, `${url} broke its Content-Security-Policy: ${found.join("; ")}`);
+  return found.length;
+}
+
 async function main() {
   const browser = await puppeteer.launch({
     executablePath: process.env.PUPPETEER_EXECUTABLE_PATH,
@@ -31,7 +57,7 @@ async function main() {
     page.on("requestfailed", (request) => failed.push(request.url()));
 
     // Every operation is listed.
-    await page.goto(`${base}/docs`, { waitUntil: "networkidle0" });
+    await load(page, `${base}/docs`);
     await page.waitForSelector(".opblock", { timeout: 30000 });
     const listed = await page.$$eval(".opblock", (blocks) => blocks.length);
     check(listed === Number(expected), `/docs lists ${listed} operations, not ${expected}`);
@@ -68,9 +94,10 @@ async function main() {
     await page.$eval(status, (cell) => cell.scrollIntoView({ block: "center" }));
     const screenshot = `${folder}/docs.png`;
     await page.screenshot({ path: screenshot });
+    await violations(page, `${base}/docs`);
 
     // Redoc shows the same document.
-    await page.goto(`${base}/redoc`, { waitUntil: "networkidle0" });
+    await load(page, `${base}/redoc`);
     await page.waitForSelector("[data-section-id]", { timeout: 30000 });
     const sections = await page.$$eval("[data-section-id^='operation/']", (found) => found.length);
     check(
@@ -78,9 +105,17 @@ async function main() {
       `/redoc shows ${sections} operations, not ${expected}`,
     );
     await page.screenshot({ path: `${folder}/redoc.png` });
+    await violations(page, `${base}/redoc`);
 
     console.log(
-      JSON.stringify({ listed, tryItOut: code, keywords: body.length, screenshot, sections }),
+      JSON.stringify({
+        listed,
+        tryItOut: code,
+        keywords: body.length,
+        screenshot,
+        sections,
+        violations: 0,
+      }),
     );
   } finally {
     await browser.close();

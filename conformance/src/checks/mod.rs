@@ -27,6 +27,12 @@ pub fn all() -> Vec<Check> {
             }));
         }
         checks.extend(errors(operation));
+        checks.push(Check::new(
+            operation,
+            Kind::Headers,
+            "X-Content-Type-Options: nosniff on its answer and on its 401",
+            move |target| Box::pin(nosniff(target, operation)),
+        ));
     }
     checks.extend(scenarios::all());
     checks
@@ -92,6 +98,34 @@ fn access(operation: &'static Operation) -> Vec<Check> {
         ));
     }
     checks
+}
+
+/// The operation's answer to a well-formed request and its 401 both say
+/// `X-Content-Type-Options: nosniff`, so no browser reads a body as another media type.
+async fn nosniff(target: Arc<Target>, operation: &'static Operation) -> Checked {
+    let request = good(&target, operation).await?;
+    let answer = send(&target, operation, &request, None, preferred(operation)).await?;
+    requests::clean(&target, &request).await;
+    answer.status(200)?;
+    let refused = target
+        .call(operation)
+        .anonymous()
+        .accept_raw("application/json")
+        .send()
+        .await?;
+    refused.status(401)?;
+    for (answer, what) in [(&answer, "200"), (&refused, "401")] {
+        let said = answer
+            .headers
+            .get("x-content-type-options")
+            .and_then(|value| value.to_str().ok());
+        if said != Some("nosniff") {
+            return Err(Fail::because(format!(
+                "the {what} answer's X-Content-Type-Options is {said:?}, not \"nosniff\""
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A request of an operation for the 403 check: a write's request without its setup (the check

@@ -79,8 +79,15 @@ async fn the_runner_fails_exactly_the_checks_a_deviation_breaks() {
         19,
         "one envelope check per operation answering a message"
     );
+    let headers: BTreeSet<String> = all
+        .iter()
+        .filter(|check| check.kind == Kind::Headers)
+        .map(|check| check.name.clone())
+        .collect();
+    assert_eq!(headers.len(), core_api::operations::ALL.len());
     let deviations = [
         (Deviation::DropMeta, envelope),
+        (Deviation::Sniffable, headers),
         (
             Deviation::WrongSuccessText,
             BTreeSet::from([

@@ -2093,7 +2093,11 @@ answers the service's metrics in the OpenMetrics text format, by default to clie
 server's own machine only (the server setting `--metrics-access`). Every answer carries an
 `X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters
 of ASCII letters, digits and `-_.:/+=`), else a new UUID; the server's log lines about the
-request carry it too.
+request carry it too. Every answer carries `X-Content-Type-Options: nosniff` (no answer is to
+be read as another media type than the one it declares), and the docs pages a
+`Content-Security-Policy` that runs only their own inline scripts. In the default metrics mode
+a request that carries a forwarding header (`Forwarded`, `X-Forwarded-For`,
+`X-Forwarded-Host`, `X-Real-IP`) is not admitted to `/metrics`: it came through a proxy.
 
 
 Version: 2.0.0*/
