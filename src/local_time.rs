@@ -127,6 +127,14 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
+/// Whether a text is a UTC time exactly as the service writes it (`2024-01-10T08:00:00.000Z`),
+/// so that it compares with stored times as text (a token's `expiresAt` in a bootstrap document).
+pub(crate) fn is_utc_millis(text: &str) -> bool {
+    text.strip_suffix('Z')
+        .and_then(|local| TimeZone::default().to_utc(local))
+        .is_some_and(|utc| utc == text)
+}
+
 /// The UTC text (`2024-01-10T08:00:00.000Z`) of milliseconds since 1970-01-01.
 pub(crate) fn format_millis(millis: i64) -> String {
     let (days, rest) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));

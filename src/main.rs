@@ -4,16 +4,16 @@ use std::{io::Write, net::SocketAddr, process::ExitCode, time::Duration};
 
 use clap::{Parser, Subcommand};
 use core_server::{
-    auth::{self, Grant, Revoke},
+    auth::{self, Grant, Revoke, commands::Lifetime},
     bootstrap,
     repr::Limits,
     server,
     settings::{
         DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_TIMEOUT_SECONDS,
-        DEFAULT_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_MAX_BODY_BYTES,
-        DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST, DEFAULT_RATE_LIMIT,
-        DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV,
-        RateLimit, Settings,
+        DEFAULT_DATABASE_URL, DEFAULT_DEMO_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS,
+        DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST,
+        DEFAULT_RATE_LIMIT, DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS,
+        DEFAULT_SOURCE_ENV, RateLimit, Settings,
     },
     storage::Database,
 };
@@ -93,8 +93,10 @@ struct ServeArgs {
     /// A bootstrap document to load before serving (as `import` does).
     #[arg(long)]
     bootstrap: Option<std::path::PathBuf>,
-    /// Loads the demo catalogue (demo/demo.json) before serving and prints its token, alone,
-    /// on standard output.
+    /// Serves the demo catalogue (demo/demo.json, loaded into a database of the demo's own the
+    /// first time) and prints its public token, alone, on standard output. The database is
+    /// `sqlite://data/core-server-demo.db` unless one is given; one that another command made is
+    /// refused, and only a server running `--demo` accepts the demo token.
     #[arg(long)]
     demo: bool,
     /// The `sourceEnv` that answers carry in their `meta`.
@@ -148,9 +150,17 @@ struct ServeArgs {
 /// The database every subcommand works on.
 #[derive(clap::Args)]
 struct DatabaseArg {
-    /// The database: `sqlite://<file>` (created with its folder) or `postgres://…`.
-    #[arg(long, env = "CORE_DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
-    database_url: String,
+    /// The database: `sqlite://<file>` (created with its folder) or `postgres://…`
+    /// [default: sqlite://data/core-server.db; with `serve --demo`: sqlite://data/core-server-demo.db]
+    #[arg(long, env = "CORE_DATABASE_URL", global = true)]
+    database_url: Option<String>,
+}
+
+impl DatabaseArg {
+    /// The database given, or the default one.
+    fn url(&self) -> &str {
+        self.database_url.as_deref().unwrap_or(DEFAULT_DATABASE_URL)
+    }
 }
 
 #[derive(Subcommand)]
@@ -163,12 +173,21 @@ enum TokenCommand {
         /// A role of the token (created if new); `admin` grants every operation.
         #[arg(long = "role")]
         roles: Vec<String>,
+        /// How long the token lives: a number and s, m, h or d (`12h`, `90d`), or `never`.
+        #[arg(long, env = "CORE_TOKEN_EXPIRES_IN", default_value = auth::commands::DEFAULT_LIFETIME)]
+        expires_in: Lifetime,
     },
-    /// Revokes a token, or every token of a user.
+    /// Prints every token, oldest first, one JSON object per line on standard output: id, user,
+    /// roles, created, expires, lastUsed, revoked (never a secret or its hash).
+    List,
+    /// Revokes a token (given whole, or by the id `token list` shows), or every token of a user.
     Revoke {
         /// The token to revoke.
-        #[arg(required_unless_present = "user", conflicts_with = "user")]
+        #[arg(required_unless_present_any = ["user", "id"], conflicts_with_all = ["user", "id"])]
         token: Option<String>,
+        /// Revoke the token with this id instead.
+        #[arg(long, conflicts_with = "user")]
+        id: Option<i64>,
         /// Revoke every token of this user instead.
         #[arg(long)]
         user: Option<String>,
@@ -201,6 +220,17 @@ enum RoleCommand {
         #[arg(long = "operation")]
         operations: Vec<String>,
     },
+    /// Removes grants from a role: modules or single operations it granted.
+    Revoke {
+        /// The role.
+        role: String,
+        /// A module it grants.
+        #[arg(long = "module")]
+        modules: Vec<String>,
+        /// An operation it grants, by its operation id.
+        #[arg(long = "operation")]
+        operations: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -215,12 +245,10 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Token { command, database } => token(command, &database.database_url).await,
-            Command::Role { command, database } => role(command, &database.database_url).await,
-            Command::Messages { command, database } => {
-                messages(command, &database.database_url).await
-            }
-            Command::Import { file, database } => import(&file, &database.database_url).await,
+            Command::Token { command, database } => token(command, database.url()).await,
+            Command::Role { command, database } => role(command, database.url()).await,
+            Command::Messages { command, database } => messages(command, database.url()).await,
+            Command::Import { file, database } => import(&file, database.url()).await,
             Command::Serve(options) => Ok(serve(options.settings()).await?),
         }
     });
@@ -263,9 +291,14 @@ fn init_logs(format: LogFormat) {
 impl ServeArgs {
     /// The server's settings from the options.
     fn settings(self) -> Settings {
+        let default = if self.demo {
+            DEFAULT_DEMO_DATABASE_URL
+        } else {
+            DEFAULT_DATABASE_URL
+        };
         Settings {
             bind: self.bind,
-            database_url: self.database.database_url,
+            database_url: self.database.database_url.unwrap_or(default.to_string()),
             xml_namespace: self.xml_namespace,
             max_body_bytes: self.max_body_bytes,
             limits: Limits::default(),
@@ -292,22 +325,40 @@ impl ServeArgs {
 }
 
 async fn token(command: TokenCommand, database_url: &str) -> anyhow::Result<()> {
-    let database = open(database_url).await?;
+    let database = open(database_url, "token").await?;
     match command {
-        TokenCommand::Issue { user, roles } => {
-            let token = auth::issue(&database, &user, &roles).await?;
+        TokenCommand::Issue {
+            user,
+            roles,
+            expires_in,
+        } => {
+            let token =
+                auth::commands::issue_expiring(&database, &user, &roles, expires_in.0).await?;
             // Alone on standard output, so that scripts can capture it.
             println!("{token}");
+            let lifetime = match expires_in.0 {
+                Some(lifetime) => format!("expires in {} s", lifetime.as_secs()),
+                None => "never expires".to_string(),
+            };
             say(&format!(
-                "core-server: issued a token for user '{user}' with roles [{}]; it is not shown again",
+                "core-server: issued a token for user '{user}' with roles [{}]; it {lifetime} and is not shown again",
                 roles.join(", ")
             ));
         }
-        TokenCommand::Revoke { token, user } => {
-            let target = match (&token, &user) {
-                (Some(token), _) => Revoke::Token(token),
-                (None, Some(user)) => Revoke::User(user),
-                (None, None) => anyhow::bail!("give a token or --user"),
+        TokenCommand::List => {
+            let tokens = auth::list(&database).await?;
+            let mut stdout = std::io::stdout().lock();
+            for token in &tokens {
+                writeln!(stdout, "{}", serde_json::to_string(token)?)?;
+            }
+            say(&format!("core-server: {} token(s)", tokens.len()));
+        }
+        TokenCommand::Revoke { token, id, user } => {
+            let target = match (&token, id, &user) {
+                (Some(token), _, _) => Revoke::Token(token),
+                (None, Some(id), _) => Revoke::Id(id),
+                (None, None, Some(user)) => Revoke::User(user),
+                (None, None, None) => anyhow::bail!("give a token, --id or --user"),
             };
             let revoked = auth::revoke(&database, target).await?;
             say(&format!("core-server: revoked {revoked} token(s)"));
@@ -317,7 +368,7 @@ async fn token(command: TokenCommand, database_url: &str) -> anyhow::Result<()> 
 }
 
 async fn role(command: RoleCommand, database_url: &str) -> anyhow::Result<()> {
-    let database = open(database_url).await?;
+    let database = open(database_url, "role").await?;
     match command {
         RoleCommand::Grant {
             role,
@@ -331,12 +382,26 @@ async fn role(command: RoleCommand, database_url: &str) -> anyhow::Result<()> {
             auth::grant(&database, &role, &grants).await?;
             say(&format!("core-server: role '{role}' now grants {grants:?}"));
         }
+        RoleCommand::Revoke {
+            role,
+            modules,
+            operations,
+        } => {
+            let grants = Grant::list(&modules, &operations);
+            if grants.is_empty() {
+                anyhow::bail!("give at least one --module or --operation");
+            }
+            let removed = auth::ungrant(&database, &role, &grants).await?;
+            say(&format!(
+                "core-server: role '{role}' no longer grants {grants:?} ({removed} grant(s) removed)"
+            ));
+        }
     }
     Ok(())
 }
 
 async fn messages(command: MessagesCommand, database_url: &str) -> anyhow::Result<()> {
-    let database = open(database_url).await?;
+    let database = open(database_url, "messages").await?;
     match command {
         MessagesCommand::List { user, role } => {
             let messages =
@@ -354,7 +419,7 @@ async fn messages(command: MessagesCommand, database_url: &str) -> anyhow::Resul
 }
 
 async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()> {
-    let database = open(database_url).await?;
+    let database = open(database_url, "import").await?;
     let mut bars = Bars::new();
     let loaded = bootstrap::load_file_reporting(&database, file, &mut bars)
         .await
@@ -424,8 +489,11 @@ impl bootstrap::progress::Progress for Bars {
     }
 }
 
-async fn open(database_url: &str) -> anyhow::Result<Database> {
-    Ok(Database::connect(database_url).await?)
+/// Opens the database for a command, recording the command as its maker when it is new.
+async fn open(database_url: &str, command: &str) -> anyhow::Result<Database> {
+    let database = Database::connect(database_url).await?;
+    auth::origin::claim(&database, command).await?;
+    Ok(database)
 }
 
 async fn serve(settings: Settings) -> Result<(), server::ServeError> {

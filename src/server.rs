@@ -24,6 +24,9 @@ pub enum ServeError {
     /// The bootstrap document could not be loaded (nothing of it was).
     #[error(transparent)]
     Bootstrap(#[from] crate::bootstrap::BootstrapError),
+    /// `--demo` was given a database another command made.
+    #[error(transparent)]
+    Origin(#[from] crate::auth::origin::OriginError),
     /// The address could not be bound, or serving failed.
     #[error("{context}: {source}")]
     Io {
@@ -44,6 +47,8 @@ pub struct RunningServer {
     pub demo_token: Option<String>,
     stop: oneshot::Sender<()>,
     task: JoinHandle<std::io::Result<()>>,
+    service: Arc<Service>,
+    recorder: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -52,6 +57,7 @@ impl RunningServer {
     /// removed, so a stopped server leaves only its database file.
     pub async fn stop(self) -> Result<(), ServeError> {
         let _ = self.stop.send(());
+        self.recorder.abort();
         let served = match self.task.await {
             Ok(result) => result.map_err(|source| ServeError::Io {
                 context: "serving".into(),
@@ -62,6 +68,9 @@ impl RunningServer {
                 source: std::io::Error::other(error),
             }),
         };
+        if let Err(error) = self.service.callers.flush_uses(&self.database).await {
+            tracing::warn!(%error, "the last uses of tokens could not be written");
+        }
         self.database.close().await;
         served
     }
@@ -80,9 +89,13 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let database = Database::connect_with(&settings.database_url, options).await?;
     let mut demo_token = None;
     if settings.demo {
-        let (loaded, token) = crate::bootstrap::load_demo(&database).await?;
-        tracing::info!(records = loaded.records, "demo catalogue loaded");
-        demo_token = token;
+        if crate::auth::origin::claim_for_demo(&database).await? {
+            let (loaded, _) = crate::bootstrap::load_demo(&database).await?;
+            tracing::info!(records = loaded.records, "demo catalogue loaded");
+        }
+        demo_token = crate::bootstrap::demo_token();
+    } else {
+        crate::auth::origin::claim(&database, "serve").await?;
     }
     if let Some(file) = &settings.bootstrap {
         let loaded = crate::bootstrap::load_file(&database, file).await?;
@@ -97,6 +110,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         max_streams: MAX_STREAMS,
     };
     let service = Arc::new(Service::new(settings, database.clone()));
+    let recorder = tokio::spawn(record_uses(Arc::clone(&service)));
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|source| ServeError::Io {
@@ -107,7 +121,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(listen::serve(
         listener,
-        app(service).boxed(),
+        app(Arc::clone(&service)).boxed(),
         transport,
         async {
             let _ = stopped.await;
@@ -119,7 +133,22 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         demo_token,
         stop,
         task,
+        service,
+        recorder,
     })
+}
+
+/// Writes the uses of tokens every [`LAST_USE_FLUSH`](crate::auth::LAST_USE_FLUSH), so that no
+/// request writes one (the last ones are written when the server stops).
+async fn record_uses(service: Arc<Service>) {
+    let mut every = tokio::time::interval(crate::auth::LAST_USE_FLUSH);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(error) = service.callers.flush_uses(&service.database).await {
+            tracing::warn!(%error, "the uses of tokens could not be written; tried again later");
+        }
+    }
 }
 
 /// The file descriptors a server needs: one per connection besides those of the database, the

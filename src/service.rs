@@ -54,10 +54,10 @@ impl Service {
         let in_flight = Arc::new(tokio::sync::Semaphore::new(settings.max_in_flight));
         let limiter = Limiter::new(settings.rate_limit);
         Service {
+            callers: Callers::new(settings.demo),
             settings,
             codec,
             database,
-            callers: Callers::default(),
             in_flight,
             limiter,
             health: Health::default(),

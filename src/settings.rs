@@ -130,6 +130,9 @@ impl std::str::FromStr for MetricsAccess {
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// The default database: a SQLite file under `./data/`, created on first start.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/core-server.db";
+/// The default database of `serve --demo`: a file of its own, so that the demo's public token
+/// never lands in the service's database (D-02).
+pub const DEFAULT_DEMO_DATABASE_URL: &str = "sqlite://data/core-server-demo.db";
 /// The default `sourceEnv` of answers (D-11).
 pub const DEFAULT_SOURCE_ENV: &str = "web";
 /// The default body limit: 10 MiB (D-37).

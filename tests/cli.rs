@@ -264,6 +264,10 @@ fn messages_list_prints_the_stored_messages() {
     assert_eq!(lines[0]["tid"], "M-1");
     assert_eq!(lines[0]["subject"], "Hello");
     assert_eq!(lines[0]["severity"], "INFO");
+    assert_eq!(
+        lines[0]["senderUser"], "ops",
+        "the token's user, recorded by the server"
+    );
     let none = core_server(&["messages", "list", "--user", "nobody"], &url);
     assert!(none.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&folder);

@@ -2,7 +2,7 @@
 //! what it reads, not the size of the catalogue around it.
 //!
 //! The statements are the ones `sql!` and `sql_in!` register (`storage::statements()`); a test
-//! checks that no statement is written in `src/storage` or `src/auth.rs` without them. Each is
+//! checks that no statement is written in `src/storage` or `src/auth/` without them. Each is
 //! planned against a database of realistic size (the demo catalogue grown to thousands of
 //! keywords, channels, products, assets, PEOs, nodes and glossary entries):
 //! - SQLite: `EXPLAIN QUERY PLAN`; a `SCAN` of a table (a full scan, with or without a covering
@@ -37,6 +37,22 @@ const SMALL: &[&str] = &[
 /// Statements that read a whole table because their answer is the whole table: a part of the
 /// statement that finds it, the table, and why.
 const WHOLE: &[(&str, &str, &str)] = &[
+    (
+        "LEFT JOIN token_uses tu",
+        "tokens",
+        "`core-server token list` answers every token",
+    ),
+    (
+        "LEFT JOIN token_uses tu",
+        "token_uses",
+        "the last use of every token, for the same answer",
+    ),
+    (
+        "FROM tokens WHERE selector <> $1 LIMIT 1",
+        "tokens",
+        "`serve --demo` on a database older than its origin record: whether it holds any token \
+         besides the demo's (the first one found answers)",
+    ),
     (
         "FROM keywords every",
         "keywords",

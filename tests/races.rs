@@ -87,9 +87,9 @@ fn fixture() -> Value {
     })
 }
 
-/// Two instances of the binary under test on a fresh schema: the first loads the demo, the
-/// fixture and a token with the binary's own commands (so an older build migrates the schema its
-/// way), then both serve.
+/// Two instances of the binary under test on a fresh schema: the demo catalogue, the fixture and
+/// a token are loaded with the binary's own commands (so an older build migrates the schema its
+/// way), then both serve (not as the demo: a database `import` made is not the demo's).
 async fn pair() -> Option<Pair> {
     let base = std::env::var("CORE_TEST_POSTGRES_URL").ok()?;
     let url = core_server::testing::fresh_postgres_schema(&base)
@@ -99,15 +99,18 @@ async fn pair() -> Option<Pair> {
     std::fs::create_dir_all(&folder).expect("a folder");
     let file = folder.join("fixture.json");
     std::fs::write(&file, fixture().to_string()).expect("the fixture");
-    let imported = core_server(&["import", &file.to_string_lossy()], &url);
-    assert!(imported.status.success(), "{imported:?}");
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/demo.json");
+    for document in [demo, &file.to_string_lossy()] {
+        let imported = core_server(&["import", document], &url);
+        assert!(imported.status.success(), "{imported:?}");
+    }
     let issued = core_server(
         &["token", "issue", "--user", "racer", "--role", "admin"],
         &url,
     );
     assert!(issued.status.success(), "{issued:?}");
     let token = String::from_utf8_lossy(&issued.stdout).trim().to_string();
-    let (first, one) = serve_with(&url, &["--demo"]);
+    let (first, one) = serve_with(&url, &[]);
     let (second, two) = serve_with(&url, &[]);
     // Counts are read beside them, without migrating anything.
     sqlx::any::install_default_drivers();

@@ -26,7 +26,9 @@ pub struct Role {
     pub operations: Vec<String>,
 }
 
-/// A token with a known value.
+/// A token with a known value: given whole (`token`), or by its selector and the SHA-256 of its
+/// secret (`selector`, `secretSha256`), so that a document need not hold the secret. An import
+/// never revives a token that was revoked.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Token {
@@ -36,7 +38,70 @@ pub struct Token {
     #[serde(default)]
     pub roles: Vec<String>,
     /// The token, `<selector>.<secret>` (16 and at least 32 hexadecimal digits).
-    pub token: String,
+    #[serde(default)]
+    pub token: Option<String>,
+    /// Instead of `token`: its selector (16 hexadecimal digits) ...
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// ... and the SHA-256 of its secret (64 lower-case hexadecimal digits).
+    #[serde(default)]
+    pub secret_sha256: Option<String>,
+    /// When it expires (ISO 8601 UTC, `2027-01-31T00:00:00.000Z`); absent: never.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+}
+
+impl Token {
+    /// The token's selector, however it is given.
+    pub fn selector(&self) -> Option<&str> {
+        match &self.token {
+            Some(token) => token.split_once('.').map(|(selector, _)| selector),
+            None => self.selector.as_deref(),
+        }
+    }
+
+    /// The stored form of its secret, however it is given.
+    fn secret_hash(&self) -> Option<String> {
+        match &self.token {
+            Some(token) => token
+                .split_once('.')
+                .map(|(_, secret)| auth::hash_secret(secret)),
+            None => self.secret_sha256.clone(),
+        }
+    }
+
+    /// Why the token is not well-formed, if it is not.
+    fn fault(&self) -> Option<(&'static str, &'static str)> {
+        let hex = |text: &str| text.chars().all(|ch| ch.is_ascii_hexdigit());
+        let given = (&self.token, &self.selector, &self.secret_sha256);
+        match given {
+            (Some(token), None, None) => {
+                let valid = token.split_once('.').is_some_and(|(selector, secret)| {
+                    selector.len() == 16 && secret.len() >= 32 && hex(selector) && hex(secret)
+                });
+                (!valid).then_some(("token", "must be <16 hex digits>.<at least 32 hex digits>"))
+            }
+            (None, Some(selector), Some(hash)) => {
+                let valid = selector.len() == 16
+                    && hex(selector)
+                    && hash.len() == 64
+                    && hash.chars().all(|ch| matches!(ch, '0'..='9' | 'a'..='f'));
+                (!valid).then_some((
+                    "selector/secretSha256",
+                    "must be 16 hex digits and 64 lower-case hex digits",
+                ))
+            }
+            _ => Some(("token", "give either token, or selector with secretSha256")),
+        }
+        .or_else(|| {
+            let expires = self.expires_at.as_deref()?;
+            let valid = crate::local_time::is_utc_millis(expires);
+            (!valid).then_some((
+                "expiresAt",
+                "must be UTC text such as 2027-01-31T00:00:00.000Z",
+            ))
+        })
+    }
 }
 
 /// Checks that roles grant modules and operations of the document, and the form of tokens.
@@ -52,22 +117,11 @@ pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<()
         }
     }
     for (index, token) in document.tokens.iter().enumerate() {
-        let valid = token
-            .token
-            .split_once('.')
-            .is_some_and(|(selector, secret)| {
-                selector.len() == 16
-                    && secret.len() >= 32
-                    && selector
-                        .chars()
-                        .chain(secret.chars())
-                        .all(|ch| ch.is_ascii_hexdigit())
-            });
-        if !valid {
+        if let Some((field, fault)) = token.fault() {
             return Err(invalid(
                 format!("tokens[{index}] (user {})", token.user),
-                "token",
-                "must be <16 hex digits>.<at least 32 hex digits>",
+                field,
+                fault,
             ));
         }
     }
@@ -108,13 +162,15 @@ impl Loader<'_, '_> {
 
     async fn token(&mut self, token: &Token) -> Result<(), BootstrapError> {
         let user_id = self.user(&token.user).await?;
-        let (selector, secret) = token.token.split_once('.').unwrap_or_default();
-        let secret_hash = auth::hash_secret(secret);
+        // `check` made sure that both are there.
+        let selector = token.selector().unwrap_or_default();
+        let secret_hash = token.secret_hash().unwrap_or_default();
         let row = NewToken {
             selector,
             secret_hash: &secret_hash,
             user_id,
             created_at: &self.now,
+            expires_at: token.expires_at.as_deref(),
         };
         let token_id = import::upsert_token(self.transaction, &row).await?;
         import::clear(self.transaction, Owned::TokenRoles, token_id).await?;

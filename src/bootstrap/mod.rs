@@ -215,13 +215,25 @@ pub fn demo() -> Result<Bootstrap, BootstrapError> {
     })
 }
 
+/// The token the demo document publishes.
+pub fn demo_token() -> Option<String> {
+    demo()
+        .ok()?
+        .tokens
+        .first()
+        .and_then(|token| token.token.clone())
+}
+
 /// Loads the demo document; answers what was loaded and the token it declares.
 pub async fn load_demo(database: &Database) -> Result<(Loaded, Option<String>), BootstrapError> {
     let document = demo()?;
     let loaded = load(database, &document, Path::new(".")).await?;
     Ok((
         loaded,
-        document.tokens.first().map(|token| token.token.clone()),
+        document
+            .tokens
+            .first()
+            .and_then(|token| token.token.clone()),
     ))
 }
 

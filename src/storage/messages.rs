@@ -23,6 +23,8 @@ pub(crate) struct NewMessage<'a> {
     pub(crate) sender_plugin: Option<&'a str>,
     /// Free key/value pairs, as a JSON object.
     pub(crate) parameters: Option<String>,
+    /// The user of the token that sent it.
+    pub(crate) sender_user: &'a str,
 }
 
 /// A stored message, as the list reads it.
@@ -48,6 +50,8 @@ pub(crate) struct Stored {
     pub(crate) sender_plugin: Option<String>,
     /// Free key/value pairs, as a JSON object.
     pub(crate) parameters: Option<String>,
+    /// The user of the token that sent it (none for messages stored before it was recorded).
+    pub(crate) sender_user: Option<String>,
 }
 
 /// Stores a message; a tid stored already is a uniqueness violation.
@@ -58,8 +62,8 @@ pub(crate) async fn insert(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
         "INSERT INTO messages (tid, subject, body, severity, recipient_user, recipient_role, \
-         sender_application, sender_plugin, parameters, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+         sender_application, sender_plugin, parameters, created_at, sender_user) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
     ))
     .bind(message.tid)
     .bind(message.subject)
@@ -71,6 +75,7 @@ pub(crate) async fn insert(
     .bind(message.sender_plugin)
     .bind(message.parameters.as_deref())
     .bind(now)
+    .bind(message.sender_user)
     .execute(connection)
     .await?;
     Ok(())
@@ -84,7 +89,7 @@ pub(crate) async fn list(
 ) -> Result<Vec<Stored>, sqlx::Error> {
     sqlx::query_as(sql!(
         "SELECT tid, created_at, severity, recipient_user, recipient_role, subject, body, \
-         sender_application, sender_plugin, parameters FROM messages \
+         sender_application, sender_plugin, parameters, sender_user FROM messages \
          WHERE (CAST($1 AS TEXT) IS NULL OR recipient_user = $1) \
          AND (CAST($2 AS TEXT) IS NULL OR recipient_role = $2) \
          ORDER BY id"

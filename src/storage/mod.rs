@@ -467,6 +467,14 @@ pub fn now_utc() -> String {
     )
 }
 
+/// The current time plus `later`, in the same text as [`now_utc`] (a token's expiry).
+pub fn utc_after(later: std::time::Duration) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format_utc(now.saturating_add(later))
+}
+
 /// Formats a time given as its distance from the Unix epoch (the calendar arithmetic is
 /// `local_time`'s, which reads local timestamps into the same text).
 fn format_utc(since: std::time::Duration) -> String {

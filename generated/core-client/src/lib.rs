@@ -2511,8 +2511,10 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 
     Further decisions (D-39): an update is by `tid` when given, else by `id`, and changes only what
     it carries (`parentId`/`parentTid` move the entry to that glossary); `meta` keys `value`,
-    `forbidden` (`true`/`false`), `lastEditedUsername`, `lastEditedDate` (when absent, the caller's
-    user name and the time of the request); each `links/itms` group is the translation of its
+    `forbidden` (`true`/`false`), `lastEditedUsername`, `lastEditedDate` (the service records the
+    user of the request's token and the time of the request, in the entry and in each translation
+    it writes; values the message gives for them are not taken, so the audit cannot be forged);
+    each `links/itms` group is the translation of its
     `loc` and replaces the stored one of that locale, keeping the others; `similarity` is an
     integer from 0 to 100. A malformed `forbidden` or `similarity` is "Invalid value '<value>' for
     '<key>'". A missing `glossaryEntries` is 400; more than 1,000 entries is 400 (D-37).
@@ -2774,7 +2776,8 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
     message is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when
     absent), `SUCCESS` "The message has been sent successfully" (D-34); a `tid` that names a stored
     message is an item `ERROR` "Message '<tid>' already exists" (tids are unique per kind, D-38). No operation of this
-    interface reads messages back; operators read them with `core-server messages list` (D-44).
+    interface reads messages back; operators read them with `core-server messages list` (D-44),
+    which shows the user of the token that sent each message (`senderUser`), recorded by the service.
 
 
     Sends a `POST` request to `/api/core/v1/common/messages/persist`

@@ -123,7 +123,7 @@ impl Apply for Persist {
     ) -> Result<ResponseType, ItemError> {
         let echo = Persist::echo(entry);
         let mut fields = meta_fields(entry, &echo)?;
-        let translations = translations(entry, &echo)?;
+        let mut translations = translations(entry, &echo)?;
         if let Some(type_) = &entry.type_
             && !ENTRY_TYPES.contains(&type_.as_str())
         {
@@ -148,13 +148,15 @@ impl Apply for Persist {
                 ));
             }
         }
-        // The service records who edited last and when, unless the message says it.
-        fields
-            .last_edited_username
-            .get_or_insert_with(|| scope.caller.user.clone());
-        fields
-            .last_edited_date
-            .get_or_insert_with(|| scope.now.to_string());
+        // The service records who edited last and when: the token's user, now. What the message
+        // says of them is not taken (D-39).
+        let edits = translations
+            .iter_mut()
+            .map(|translation| &mut translation.fields);
+        for edited in std::iter::once(&mut fields).chain(edits) {
+            edited.last_edited_username = Some(scope.caller.user.clone());
+            edited.last_edited_date = Some(scope.now.to_string());
+        }
         let glossary = match (entry.parent_id, entry.parent_tid.as_deref()) {
             (None, None) => None,
             (Some(id), _) => Some(find_glossary(transaction, Identity::Id(id), &echo).await?),

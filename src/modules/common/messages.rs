@@ -62,6 +62,7 @@ impl Apply for Persist {
                 .parameters
                 .as_ref()
                 .and_then(|parameters| serde_json::to_string(&parameters.0).ok()),
+            sender_user: &scope.caller.user,
         };
         let taken = || {
             batch::refuse(
@@ -100,9 +101,12 @@ pub struct StoredMessage {
     pub subject: Option<String>,
     /// The body.
     pub body: Option<String>,
-    /// The sending application.
+    /// The user of the token that sent it (recorded by the server, not taken from the message;
+    /// none for messages stored before it was recorded).
+    pub sender_user: Option<String>,
+    /// The sending application (as the message says).
     pub sender_application: Option<String>,
-    /// The sending plugin.
+    /// The sending plugin (as the message says).
     pub sender_plugin: Option<String>,
     /// Free key/value pairs.
     pub parameters: Option<serde_json::Value>,
@@ -125,6 +129,7 @@ pub async fn list(
             recipient_role: row.recipient_role,
             subject: row.subject,
             body: row.body,
+            sender_user: row.sender_user,
             sender_application: row.sender_application,
             sender_plugin: row.sender_plugin,
             parameters: row

@@ -113,21 +113,23 @@ pub(crate) async fn insert_channel_attribute(
     Ok(())
 }
 
-/// Upserts a token, given its selector and the hash of its secret (a revoked one lives again);
-/// its id.
+/// Upserts a token, given its selector and the hash of its secret; its id. A revoked token
+/// stays revoked: an import never revives one.
 pub(crate) async fn upsert_token(
     load: Load<'_, '_>,
     token: &super::super::access::NewToken<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO tokens (selector, secret_hash, user_id, created_at) VALUES ($1, $2, $3, $4) \
+        "INSERT INTO tokens (selector, secret_hash, user_id, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (selector) DO UPDATE SET secret_hash = excluded.secret_hash, \
-         user_id = excluded.user_id, revoked_at = NULL RETURNING id"
+         user_id = excluded.user_id, expires_at = excluded.expires_at RETURNING id"
     ))
     .bind(token.selector)
     .bind(token.secret_hash)
     .bind(token.user_id)
     .bind(token.created_at)
+    .bind(token.expires_at)
     .fetch_one(&mut **load)
     .await?
     .try_get("id")

@@ -207,7 +207,8 @@ async fn persist_creates_updates_and_says_every_item_message() {
         // The update replaced the de_DE translation and kept fr_FR; the refused one wrote nothing.
         let trousers = stored(&server, "GE-1").await.expect("stored");
         assert_eq!(trousers.3.as_deref(), Some("pants"));
-        assert_eq!(trousers.5.as_deref(), Some("bob"));
+        // The token's user is the editor, not the `lastEditedUsername` the message gave (D-39).
+        assert_eq!(trousers.5.as_deref(), Some("tester"));
         assert_eq!(
             trousers.6,
             [
