@@ -245,7 +245,6 @@ pub async fn list(database: &Database) -> Result<Vec<TokenSummary>, AccessError>
 /// The id of the named user, inserting it when missing.
 pub(crate) use access::{ensure_role, ensure_user};
 
-
 /// Adds grants to a role (those it has already stay).
 pub(crate) async fn add_grants(
     transaction: &mut Transaction<'_, Any>,

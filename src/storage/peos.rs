@@ -21,6 +21,17 @@ pub(crate) async fn link_channel(
     Ok(())
 }
 
+/// The id of a PEO's product (none when it names none).
+pub(crate) async fn product_of(
+    connection: &mut AnyConnection,
+    peo: i64,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(sql!("SELECT product_id FROM peos WHERE id = $1"))
+        .bind(peo)
+        .fetch_one(connection)
+        .await
+}
+
 /// A PEO as retrieval shows it.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct Peo {
@@ -30,6 +41,8 @@ pub(crate) struct Peo {
     pub(crate) tid: String,
     /// Its product's tid.
     pub(crate) product: Option<String>,
+    /// Its product's id (whose access rights the PEO shares, D-58).
+    pub(crate) product_id: Option<i64>,
     /// Its template.
     pub(crate) template: Option<String>,
     /// The default PEO flag.
@@ -46,7 +59,7 @@ pub(crate) struct Peo {
 macro_rules! peos_where {
     ($condition:literal) => {
         concat!(
-            "SELECT p.id, p.tid, pr.tid AS product, p.template, \
+            "SELECT p.id, p.tid, pr.tid AS product, p.product_id, p.template, \
              CAST(p.is_default AS INTEGER) AS is_default, p.name, p.created_at, p.modified_at \
              FROM peos p LEFT JOIN products pr ON pr.id = p.product_id WHERE ",
             $condition
@@ -73,6 +86,8 @@ pub(crate) struct Named {
     pub(crate) tid: String,
     /// Its name.
     pub(crate) name: Option<String>,
+    /// Its product's id (whose access rights the PEO shares, D-58).
+    pub(crate) product_id: Option<i64>,
     /// When it was created.
     pub(crate) created_at: String,
     /// When it was last changed.
@@ -84,7 +99,7 @@ pub(crate) async fn names_by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Name
     in_list(
         pool,
         sql_in!(
-            "SELECT id, tid, name, created_at, modified_at FROM peos WHERE id IN (",
+            "SELECT id, tid, name, product_id, created_at, modified_at FROM peos WHERE id IN (",
             ")"
         ),
         ids,
@@ -100,7 +115,7 @@ pub(crate) async fn names_by_tids(
     in_list(
         pool,
         sql_in!(
-            "SELECT id, tid, name, created_at, modified_at FROM peos WHERE tid IN (",
+            "SELECT id, tid, name, product_id, created_at, modified_at FROM peos WHERE tid IN (",
             ")"
         ),
         tids,

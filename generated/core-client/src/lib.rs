@@ -3049,7 +3049,8 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     `vals` lists attributes in the order they were first saved, `multiple` items by `pos`,
     `localized` items by `loc`. `links` lists the linked assets the caller may see (key = asset
     `tid`, text = its path, empty when it has none). `peos` lists the PEOs linked to the channel
-    (PEO links persist) that the caller may see, by tid, each with `tid`, `product`, `template`,
+    (PEO links persist) that the caller may see (not restricted from it, and not of a product it may
+    not see, D-58), by tid, each with `tid`, `product`, `template`,
     `default`, `name`, `nodes` and `vals`, without `meta`.
 
 
@@ -4168,7 +4169,8 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     `/api/core/v1/pim/peos/retrieve` is served as an exact, deprecated alias (same handler,
     permissions and answers), listed in `x-path-aliases` (D-29). `namesOnly` gives each `peo` only
     `tid` and `name` (plus `meta` with `withMetadata`), read without the PEO's product, nodes and
-    values; unknown or inaccessible PEOs are skipped, 404 when none remains ("None of the requested
+    values; unknown or inaccessible PEOs (restricted to roles the caller does not hold, or of a
+    product the caller may not see, D-58) are skipped, 404 when none remains ("None of the requested
     PEOs was found"); neither `ids` nor `tids` (or both empty) is 400 (D-30). PEOs come in request
     order, each once. Without `namesOnly` each `peo` has `tid`, `product`, `template`, `default`,
     `name`, `meta` (with `withMetadata`), `nodes` and `vals`.
@@ -4253,8 +4255,8 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     Bounds are inclusive, in the service's configured time zone (`--time-zone`, default UTC); a
     timestamp in another format, with a zone designator or naming no real time is 400; an unknown
     `tidProject` or `tidProduct` (or a product the caller may not see) is 404 ("Project '<tid>' not
-    found", "Product '<tid>' not found"); tids are sorted; PEOs the caller may not see are left out
-    (D-31). A PEO belongs to the projects it is linked to (PEO links persist).
+    found", "Product '<tid>' not found"); tids are sorted; PEOs the caller may not see (restricted,
+    or of a product the caller may not see, D-58) are left out (D-31). A PEO belongs to the projects it is linked to (PEO links persist).
 
 
     Sends a `POST` request to `/api/core/v1/peo/peos/query`
@@ -4337,7 +4339,7 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
     record; a mixed or incomplete pair is "Invalid link definition", an outer `itms` of another type
     "Unsupported link type '<type>'"; re-linking an existing pair succeeds (D-32). Errors: "PEO not
     found", "Project not found", "PEO is not available by access rights" (a PEO restricted to roles
-    the caller does not hold); success "The link has been saved successfully". A pair is checked
+    the caller does not hold, or of a product the caller may not see, D-58); success "The link has been saved successfully". A pair is checked
     PEO first, then project; a pair with other keys besides its two, or an id that is not an
     integer, is "Invalid link definition". A missing `links` is 400; more than 10 outer groups, or
     more than 1,000 pairs in one, is 400 (D-37).

@@ -12,7 +12,7 @@ use crate::modules::{
 };
 use crate::storage::{
     peos,
-    records::{self, CHANNELS, Identity, PEOS},
+    records::{self, CHANNELS, Identity, PEOS, PRODUCTS},
 };
 
 /// The `dataType` of PEO link records.
@@ -84,6 +84,19 @@ impl<'r> Apply for LinkPersist<'r> {
             }
         };
         let peo = batch::visible(transaction, scope.caller, &PEOS, peo, "PEO", &echo).await?;
+        // A PEO shares its product's access rights (D-58).
+        if let Some(product) = peos::product_of(transaction, peo).await? {
+            let roles = records::find_restricted(transaction, &PRODUCTS, Identity::Id(product))
+                .await?
+                .map(|(_, roles)| roles)
+                .unwrap_or_default();
+            if !scope.caller.sees(&roles) {
+                return Err(batch::refuse(
+                    &echo,
+                    messages::PEO_IS_NOT_AVAILABLE_BY_ACCESS_RIGHTS,
+                ));
+            }
+        }
         let channel = records::find(&mut **transaction, &CHANNELS, project)
             .await?
             .ok_or_else(|| batch::refuse(&echo, messages::PROJECT_NOT_FOUND))?;

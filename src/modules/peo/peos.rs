@@ -1,5 +1,6 @@
 //! PEOs read: PEO retrieve (whole or `namesOnly`, D-30), the PEOs embedded in retrieved channels,
-//! and PEO query (D-31). PEOs restricted to roles the caller holds none of are left out.
+//! and PEO query (D-31). PEOs restricted to roles the caller holds none of are left out, and so
+//! are PEOs of a product the caller may not see (D-58): a PEO never names a hidden product.
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,7 +39,7 @@ pub(crate) async fn retrieve(
         };
         let rows = in_request_order(
             request,
-            visible(database, caller, rows, |row| row.id).await?,
+            visible(database, caller, rows, |row| (row.id, row.product_id)).await?,
             |row| (row.id, &row.tid),
         );
         rows.into_iter()
@@ -52,7 +53,7 @@ pub(crate) async fn retrieve(
         };
         let rows = in_request_order(
             request,
-            visible(database, caller, rows, |row| row.id).await?,
+            visible(database, caller, rows, |row| (row.id, row.product_id)).await?,
             |row| (row.id, &row.tid),
         );
         whole(database, rows, request.with_metadata).await?
@@ -76,7 +77,7 @@ pub(crate) async fn of_channels(
     ids.sort_unstable();
     ids.dedup();
     let rows = peos::by_ids(database.reads(), &ids).await?;
-    let rows = visible(database, caller, rows, |row| row.id).await?;
+    let rows = visible(database, caller, rows, |row| (row.id, row.product_id)).await?;
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
     let by_id: HashMap<i64, Peo> = ids
         .iter()
@@ -95,21 +96,28 @@ pub(crate) async fn of_channels(
     Ok(answer)
 }
 
-/// The rows the caller may see.
+/// The rows the caller may see: PEOs it may see whose product, if any, it may see too (D-58).
+/// `ids` gives a row's PEO id and product id.
 async fn visible<T>(
     database: &Database,
     caller: &Caller,
     rows: Vec<T>,
-    id: impl Fn(&T) -> i64,
+    ids: impl Fn(&T) -> (i64, Option<i64>),
 ) -> Result<Vec<T>, ApiError> {
-    let ids: Vec<i64> = rows.iter().map(&id).collect();
-    let restricted = records::restrictions(database.reads(), &PEOS, &ids).await?;
+    let peos: Vec<i64> = rows.iter().map(|row| ids(row).0).collect();
+    let mut products: Vec<i64> = rows.iter().filter_map(|row| ids(row).1).collect();
+    products.sort_unstable();
+    products.dedup();
+    let restricted = records::restrictions(database.reads(), &PEOS, &peos).await?;
+    let hidden = records::restrictions(database.reads(), &PRODUCTS, &products).await?;
+    let sees = |restrictions: &HashMap<i64, Vec<String>>, id: i64| {
+        restrictions.get(&id).is_none_or(|roles| caller.sees(roles))
+    };
     Ok(rows
         .into_iter()
         .filter(|row| {
-            restricted
-                .get(&id(row))
-                .is_none_or(|roles| caller.sees(roles))
+            let (peo, product) = ids(row);
+            sees(&restricted, peo) && product.is_none_or(|product| sees(&hidden, product))
         })
         .collect())
 }
@@ -296,11 +304,12 @@ pub(crate) async fn query(
                 .is_none_or(|until| peo.modified_at.as_str() <= until)
         })
         .collect();
-    let mut tids: Vec<String> = visible(database, caller, candidates, |peo| peo.id)
-        .await?
-        .into_iter()
-        .map(|peo| peo.tid)
-        .collect();
+    let mut tids: Vec<String> =
+        visible(database, caller, candidates, |peo| (peo.id, peo.product_id))
+            .await?
+            .into_iter()
+            .map(|peo| peo.tid)
+            .collect();
     tids.sort_unstable();
     Ok(PeoQueryResponse { tids })
 }

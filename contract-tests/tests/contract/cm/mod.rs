@@ -48,7 +48,7 @@ fn catalogue() -> Bootstrap {
             {"tid": "A-1", "path": "/images/a.jpg"},
             {"tid": "A-R", "path": "/images/secret.jpg", "restrictedTo": ["secret"]}
         ],
-        "products": [{"tid": "P-1"}],
+        "products": [{"tid": "P-1"}, {"tid": "P-HIDDEN", "restrictedTo": ["secret"]}],
         "channels": [
             {"tid": "ROOT", "type": "catalog", "name": "Root", "orderSequence": 1,
              "icon": "/icons/root.svg", "allowedFunctions": ["edit", "export"],
@@ -63,7 +63,8 @@ fn catalogue() -> Bootstrap {
             {"tid": "PEO-1", "product": "P-1", "template": "web", "default": true, "name": "One",
              "nodes": ["ROOT-B"], "channels": ["ROOT-B"],
              "values": [{"attr": "Headline", "type": "localized", "items": [{"value": "One", "loc": "en_GB"}]}]},
-            {"tid": "PEO-R", "product": "P-1", "name": "Secret", "channels": ["ROOT-B"], "restrictedTo": ["secret"]}
+            {"tid": "PEO-R", "product": "P-1", "name": "Secret", "channels": ["ROOT-B"], "restrictedTo": ["secret"]},
+            {"tid": "PEO-S", "product": "P-HIDDEN", "name": "Of a hidden product", "channels": ["ROOT-B"]}
         ],
         "briefings": [
             {"channel": "ROOT-B", "moduleCfg": "BRF", "locale": "en_GB", "layout": 10, "name": "B layout",

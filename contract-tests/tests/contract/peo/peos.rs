@@ -167,8 +167,17 @@ async fn peo_retrieve_answers_whole_or_by_name_in_request_order() {
         )
         .await;
         assert_eq!(peo_tids(&seen), ["PEO-ROOT"]);
+        // So is a PEO of a product the caller may not see, whole or by name only (D-58).
+        for names_only in [false, true] {
+            let body = json!({"tids": ["PEO-R", "PEO-ROOT"], "namesOnly": names_only});
+            let (_, seen) = post_json(&server, READER, &PEOS_RETRIEVE, &body).await;
+            assert_eq!(peo_tids(&seen), ["PEO-ROOT"], "{body}");
+            let (_, all) = post_json(&server, &token, &PEOS_RETRIEVE, &body).await;
+            assert_eq!(peo_tids(&all), ["PEO-R", "PEO-ROOT"], "{body}");
+        }
         for (token, body) in [
             (READER, json!({"tids": ["PEO-SECRET"]})),
+            (READER, json!({"tids": ["PEO-R"]})),
             (token.as_str(), json!({"tids": ["NOPE"]})),
             (token.as_str(), json!({"ids": [999_999]})),
         ] {
@@ -199,9 +208,10 @@ async fn peo_query_combines_its_criteria() {
         let token = server.token.clone();
         let all = ["PEO-CHILD", "PEO-LOOSE", "PEO-R", "PEO-ROOT", "PEO-SECRET"];
         assert_eq!(query(&server, &token, json!({})).await, all);
+        // A PEO of a product the caller may not see is left out like a restricted one (D-58).
         assert_eq!(
             query(&server, READER, json!({})).await,
-            ["PEO-CHILD", "PEO-LOOSE", "PEO-R", "PEO-ROOT"]
+            ["PEO-CHILD", "PEO-LOOSE", "PEO-ROOT"]
         );
         assert_eq!(
             query(&server, &token, json!({"tidProject": "ROOT"})).await,
@@ -263,6 +273,20 @@ async fn peo_query_combines_its_criteria() {
             let (status, answer) = post_json(&server, &token, &PEOS_QUERY, &body).await;
             assert_eq!(status, 400, "{body}: {answer}");
         }
+        // Nor may the caller link a PEO of a product it may not see (D-58); nothing is linked.
+        let links = json!({"links": {"itms": [{"type": "peoToProject", "itms": [{"itm": [
+            {"key": "peoTid", "value": "PEO-R"}, {"key": "projectTid", "value": "ROOT"}]}]}]}});
+        let records =
+            contract_tests::records(&server, READER, &op::PEOS_LINKS_PERSIST, &links).await;
+        assert_eq!(records[0]["status"], "ERROR");
+        assert_eq!(
+            records[0]["description"],
+            msg::PEO_IS_NOT_AVAILABLE_BY_ACCESS_RIGHTS
+        );
+        assert_eq!(
+            query(&server, &token, json!({"tidProject": "ROOT"})).await,
+            ["PEO-CHILD", "PEO-ROOT", "PEO-SECRET"]
+        );
         server.stop().await;
         // In another time zone the same local bounds are other instants.
         let shifted = TestServer::start_on_with(&url, |settings| {
