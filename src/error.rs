@@ -60,6 +60,12 @@ pub enum ApiError {
     /// The addressed resource does not exist.
     #[error("{0}")]
     NotFound(String),
+    /// An `Idempotency-Key` the caller used, within the retention, for another request (another
+    /// operation, or other items): 422 (D-14).
+    #[error(
+        "the Idempotency-Key '{0}' was used for another request (another operation or other items) within the retention; send this request with a new key"
+    )]
+    IdempotencyKeyReused(String),
     /// A binary download's `Range` starts at or beyond its end (the binary's length).
     #[error("the range starts beyond the binary's {0} bytes")]
     RangeNotSatisfiable(u64),
@@ -129,6 +135,8 @@ pub enum IssueCode {
     DatabaseUnavailable = 1016,
     /// The database has no room left.
     StorageFull = 1017,
+    /// An `Idempotency-Key` used for another request.
+    IdempotencyKeyReused = 1018,
 }
 
 impl IssueCode {
@@ -162,6 +170,7 @@ impl IssueCode {
             IssueCode::TooManyRequests => "Too many requests",
             IssueCode::DatabaseUnavailable => "Database unavailable",
             IssueCode::StorageFull => "Insufficient storage",
+            IssueCode::IdempotencyKeyReused => "Unprocessable content",
         }
     }
 }
@@ -267,6 +276,11 @@ impl ApiError {
             ApiError::NotAuthorized(_) => (S::UNAUTHORIZED, C::NotAuthorized, "Not authorized"),
             ApiError::Forbidden(_) => (S::FORBIDDEN, C::NoAccess, "No access to the endpoint"),
             ApiError::NotFound(_) => (S::NOT_FOUND, C::NotFound, "Not found"),
+            ApiError::IdempotencyKeyReused(_) => (
+                S::UNPROCESSABLE_ENTITY,
+                C::IdempotencyKeyReused,
+                "Unprocessable content",
+            ),
             ApiError::RangeNotSatisfiable(_) => (
                 S::RANGE_NOT_SATISFIABLE,
                 C::RangeNotSatisfiable,

@@ -11,9 +11,10 @@ use core_server::{
     settings::{
         DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_TIMEOUT_SECONDS,
         DEFAULT_DATABASE_URL, DEFAULT_DEMO_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS,
-        DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST,
-        DEFAULT_RATE_LIMIT, DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS,
-        DEFAULT_SOURCE_ENV, RateLimit, Settings,
+        DEFAULT_IDEMPOTENCY_RETENTION_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS,
+        DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST, DEFAULT_RATE_LIMIT,
+        DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV,
+        RateLimit, Settings,
     },
     storage::Database,
 };
@@ -145,6 +146,10 @@ struct ServeArgs {
     /// `token` (any valid bearer token) or `open`.
     #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
     metrics_access: core_server::settings::MetricsAccess,
+    /// Seconds the answer of a batch sent with an `Idempotency-Key` is kept: a retry with the
+    /// same key and items within them gets that answer again, nothing applied twice.
+    #[arg(long, env = "CORE_IDEMPOTENCY_RETENTION", default_value_t = DEFAULT_IDEMPOTENCY_RETENTION_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    idempotency_retention: u64,
 }
 
 /// The database every subcommand works on.
@@ -319,6 +324,7 @@ impl ServeArgs {
             database_timeout: Duration::from_secs(self.database_timeout),
             sqlite_max_pages: None,
             metrics_access: self.metrics_access,
+            idempotency_retention: Duration::from_secs(self.idempotency_retention),
             deviation: None,
         }
     }

@@ -110,7 +110,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         max_streams: MAX_STREAMS,
     };
     let service = Arc::new(Service::new(settings, database.clone()));
-    let recorder = tokio::spawn(record_uses(Arc::clone(&service)));
+    let recorder = tokio::spawn(housekeeping(Arc::clone(&service)));
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|source| ServeError::Io {
@@ -138,15 +138,19 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     })
 }
 
-/// Writes the uses of tokens every [`LAST_USE_FLUSH`](crate::auth::LAST_USE_FLUSH), so that no
-/// request writes one (the last ones are written when the server stops).
-async fn record_uses(service: Arc<Service>) {
+/// The server's housekeeping every [`LAST_USE_FLUSH`](crate::auth::LAST_USE_FLUSH): writes the
+/// uses of tokens, so that no request writes one (the last ones are written when the server
+/// stops), and deletes `Idempotency-Key` answers past their retention.
+async fn housekeeping(service: Arc<Service>) {
     let mut every = tokio::time::interval(crate::auth::LAST_USE_FLUSH);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
         if let Err(error) = service.callers.flush_uses(&service.database).await {
             tracing::warn!(%error, "the uses of tokens could not be written; tried again later");
+        }
+        if let Err(error) = crate::modules::idempotency::purge(&service.database).await {
+            tracing::warn!(%error, "expired idempotency keys could not be deleted; tried again later");
         }
     }
 }

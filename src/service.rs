@@ -24,6 +24,11 @@ pub struct Context {
     pub caller: Arc<crate::auth::Caller>,
     /// The headers a binary answer is conditional on (`Range`, `If-Range`, `If-None-Match`).
     pub conditions: crate::http::binary::Conditions,
+    /// The `Idempotency-Key` of a batch request, when it sent one (D-14).
+    pub idempotency_key: Option<String>,
+    /// Set when the answer is the stored one of an earlier request with the same key: the
+    /// answer then says `Idempotent-Replayed: true`.
+    pub replayed: std::sync::atomic::AtomicBool,
 }
 
 /// The state shared by all requests.

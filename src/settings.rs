@@ -48,6 +48,9 @@ pub struct Settings {
     pub sqlite_max_pages: Option<u64>,
     /// Who may read `GET /metrics`.
     pub metrics_access: MetricsAccess,
+    /// How long the answer of a batch sent with an `Idempotency-Key` is kept to answer a retry
+    /// (D-14).
+    pub idempotency_retention: Duration,
     /// A deliberate deviation from the document, for the conformance runner's own test (it must
     /// fail on exactly the checks the deviation breaks). Only code sets it; no flag does.
     pub deviation: Option<Deviation>,
@@ -156,6 +159,8 @@ pub const DEFAULT_RATE_LIMIT: u32 = 100;
 pub const DEFAULT_RATE_BURST: u32 = 200;
 /// The default time a request waits for the database, in seconds (D-37).
 pub const DEFAULT_DATABASE_TIMEOUT_SECONDS: u64 = 5;
+/// The default time an `Idempotency-Key`'s answer is kept, in seconds: 24 hours (D-14).
+pub const DEFAULT_IDEMPOTENCY_RETENTION_SECONDS: u64 = 24 * 60 * 60;
 
 impl Settings {
     /// Settings for tests and embedding: everything default but the address and database.
@@ -180,6 +185,7 @@ impl Settings {
             database_timeout: Duration::from_secs(DEFAULT_DATABASE_TIMEOUT_SECONDS),
             sqlite_max_pages: None,
             metrics_access: MetricsAccess::default(),
+            idempotency_retention: Duration::from_secs(DEFAULT_IDEMPOTENCY_RETENTION_SECONDS),
             deviation: None,
         }
     }

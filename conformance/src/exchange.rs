@@ -28,6 +28,7 @@ pub struct Call<'t> {
     query: String,
     content_type: Option<String>,
     accept: Option<String>,
+    headers: Vec<(&'static str, String)>,
     body: Option<Vec<u8>>,
 }
 
@@ -93,6 +94,7 @@ impl Target {
             query: String::new(),
             content_type: None,
             accept: None,
+            headers: Vec::new(),
             body: None,
         }
     }
@@ -144,6 +146,12 @@ impl Call<'_> {
         self
     }
 
+    /// Adds a header of the check's choosing (`Idempotency-Key`).
+    pub fn header(mut self, name: &'static str, value: &str) -> Self {
+        self.headers.push((name, value.to_string()));
+        self
+    }
+
     /// Asks for the answer with an `Accept` header of the check's choosing.
     pub fn accept_raw(mut self, accept: &str) -> Self {
         self.accept = Some(accept.to_string());
@@ -172,7 +180,8 @@ impl Call<'_> {
         }
     }
 
-    async fn send_once(&self) -> Result<Answer, Fail> {
+    /// Sends the request once and reads the answer, a 429 included (the rate limit's check).
+    pub async fn send_once(&self) -> Result<Answer, Fail> {
         let url = self
             .target
             .url(&format!("{}{}", self.operation.path, self.query));
@@ -189,6 +198,9 @@ impl Call<'_> {
         }
         if let Some(accept) = &self.accept {
             request = request.header("Accept", accept);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
         }
         if let Some(body) = &self.body {
             request = request.body(body.clone());

@@ -43,6 +43,7 @@ pub struct Target {
     token: String,
     limited: Option<String>,
     glossary: Option<i64>,
+    rate_limited: bool,
     client: reqwest::Client,
     run: String,
     counter: AtomicU64,
@@ -69,6 +70,7 @@ impl Target {
             token: token.to_string(),
             limited: limited.map(str::to_string),
             glossary: None,
+            rate_limited: false,
             client,
             run: format!("cf{}", &run[..10]),
             counter: AtomicU64::new(0),
@@ -94,6 +96,24 @@ impl Target {
     pub fn with_glossary_id(mut self, id: Option<i64>) -> Target {
         self.glossary = id;
         self
+    }
+
+    /// Says that the deployment limits the requests of a caller (`--rate-limited`), so that the
+    /// check of 429 runs.
+    pub fn with_rate_limit(mut self, limited: bool) -> Target {
+        self.rate_limited = limited;
+        self
+    }
+
+    /// Nothing when the deployment limits requests, else why the check of 429 is skipped.
+    pub fn rate_limited(&self) -> Result<(), Fail> {
+        if self.rate_limited {
+            Ok(())
+        } else {
+            Err(Fail::Skipped(
+                "needs --rate-limited (the deployment limits each caller's requests)".into(),
+            ))
+        }
     }
 
     /// The id of `CF-GL-2`, or why a check needing it is skipped.
@@ -158,6 +178,10 @@ pub enum Kind {
     Messages,
     /// Headers every answer carries (`X-Content-Type-Options: nosniff`).
     Headers,
+    /// Safe retries: an `Idempotency-Key` replay, the key reused for another request.
+    Retries,
+    /// The deployment's bounds: 429 with `Retry-After` beyond the rate limit.
+    Limits,
 }
 
 /// One check of one operation.

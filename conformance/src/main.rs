@@ -27,6 +27,10 @@ struct Cli {
     /// it), for the checks of glossary entry copy and move; without it they are skipped.
     #[arg(long, env = "CORE_CONFORMANCE_GLOSSARY_ID")]
     glossary_id: Option<i64>,
+    /// The deployment limits each caller's requests (core-server does by default): the check of
+    /// 429 with `Retry-After` runs; without it that check is skipped.
+    #[arg(long)]
+    rate_limited: bool,
     /// Writes the results as JUnit XML to this file.
     #[arg(long)]
     junit: Option<PathBuf>,
@@ -65,7 +69,11 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let target = match Target::new(base_url, token, cli.limited_token.as_deref()) {
-        Ok(target) => Arc::new(target.with_glossary_id(cli.glossary_id)),
+        Ok(target) => Arc::new(
+            target
+                .with_glossary_id(cli.glossary_id)
+                .with_rate_limit(cli.rate_limited),
+        ),
         Err(error) => {
             eprintln!("core-conformance: {error}");
             return ExitCode::from(2);

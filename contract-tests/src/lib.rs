@@ -191,6 +191,11 @@ pub struct TestServer {
     pub database: Database,
     /// A token of the role `admin`.
     pub token: String,
+    /// The database's URL (on PostgreSQL, with its schema).
+    database_url: String,
+    /// Whether stopping it drops its PostgreSQL schema (not for a server [`beside`](Self::beside)
+    /// another).
+    owns_schema: bool,
 }
 
 impl TestServer {
@@ -235,6 +240,27 @@ impl TestServer {
             database: running.database.clone(),
             running: Some(running),
             token,
+            database_url,
+            owns_schema: true,
+        }
+    }
+
+    /// A second instance on this server's database (a PostgreSQL schema, or an SQLite file),
+    /// with the same `admin` token; stop it before this one.
+    pub async fn beside(&self) -> TestServer {
+        let mut settings = Settings::new(
+            "127.0.0.1:0".parse().expect("an address"),
+            &self.database_url,
+        );
+        settings.rate_limit = core_server::settings::RateLimit::OFF;
+        let running = start(settings).await.expect("the second server starts");
+        TestServer {
+            address: running.address,
+            database: running.database.clone(),
+            running: Some(running),
+            token: self.token.clone(),
+            database_url: self.database_url.clone(),
+            owns_schema: false,
         }
     }
 
@@ -279,9 +305,11 @@ impl TestServer {
     /// Drops its PostgreSQL schema and stops the server, which closes the database the two
     /// share (no request runs by then).
     pub async fn stop(mut self) {
-        core_server::testing::drop_postgres_schema(&self.database)
-            .await
-            .expect("the schema is dropped");
+        if self.owns_schema {
+            core_server::testing::drop_postgres_schema(&self.database)
+                .await
+                .expect("the schema is dropped");
+        }
         if let Some(running) = self.running.take() {
             running.stop().await.expect("the server stops cleanly");
         }

@@ -78,6 +78,8 @@ impl Host for Service {
             response,
             caller,
             conditions: binary::Conditions::of(operation, headers),
+            idempotency_key: crate::modules::idempotency::key(operation, headers)?,
+            replayed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -118,9 +120,11 @@ impl Host for Service {
         let bytes = self
             .codec
             .encode_typed(context.response.representation, value, T::SCHEMA)?;
-        Ok(Response::builder()
-            .content_type(context.response.name)
-            .body(bytes))
+        let mut answer = Response::builder().content_type(context.response.name);
+        if context.replayed.load(std::sync::atomic::Ordering::Relaxed) {
+            answer = answer.header(crate::modules::idempotency::REPLAYED_HEADER, "true");
+        }
+        Ok(answer.body(bytes))
     }
 
     fn respond_binary(&self, context: &Context, value: Binary) -> Result<Response, ApiError> {

@@ -24,7 +24,11 @@ use core_api_support::fill;
 use serde::Serialize;
 use sqlx::{Any, Transaction};
 
-use super::{envelope, itm};
+use super::{
+    envelope,
+    idempotency::{self, Claimed},
+    itm,
+};
 use crate::{
     auth::Caller,
     error::ApiError,
@@ -86,20 +90,35 @@ pub(crate) async fn answer<K: Apply>(
     envelope::accept(request.meta())?;
     check_items::<K>(context, items)?;
     K::check(items)?;
+    let fingerprint = match context.idempotency_key {
+        Some(_) => Some(idempotency::fingerprint(context.operation, items)?),
+        None => None,
+    };
     // The last run always answers (`Run::items` gives `None` only before it), so this ends.
     let mut attempt = 1;
     loop {
         let run = Run {
             alone: attempt > 1,
             last: attempt >= ATTEMPTS,
+            fingerprint: fingerprint.as_deref(),
         };
-        if let Some(response) = run.items::<K>(service, context, items).await? {
-            for record in &response {
-                service
-                    .metrics
-                    .item(context.operation.id, &record.status.to_string());
+        match run.items::<K>(service, context, items).await? {
+            Some(Ran::Applied(answer)) => {
+                let records = answer.responses.iter().flat_map(|all| &all.response);
+                for record in records {
+                    service
+                        .metrics
+                        .item(context.operation.id, &record.status.to_string());
+                }
+                return Ok(answer);
             }
-            return Ok(envelope::responses(service, response));
+            Some(Ran::Replayed(answer)) => {
+                context
+                    .replayed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(answer);
+            }
+            None => {}
         }
         tracing::warn!(
             attempt,
@@ -115,15 +134,25 @@ pub(crate) async fn answer<K: Apply>(
 const ATTEMPTS: u32 = 3;
 
 /// How a batch runs.
-struct Run {
+struct Run<'a> {
     /// Alone: after a deadlock, it waits for the batches running and keeps others out.
     alone: bool,
     /// The last run: an item that deadlocks gets its ERROR record.
     last: bool,
+    /// The request's fingerprint, when it has an `Idempotency-Key`.
+    fingerprint: Option<&'a str>,
 }
 
-impl Run {
-    /// One run of a batch in one transaction: its records once committed, or `None` when an
+/// How a run ended.
+enum Ran {
+    /// The items were applied and committed: the answer.
+    Applied(PimType),
+    /// An earlier request with the same `Idempotency-Key` and items committed: its answer.
+    Replayed(PimType),
+}
+
+impl Run<'_> {
+    /// One run of a batch in one transaction: its answer once committed, or `None` when an
     /// item deadlocked and this is not the last run (everything is rolled back: the locks the
     /// batch held are given up, so the concurrent batch goes on).
     ///
@@ -137,7 +166,7 @@ impl Run {
         service: &Service,
         context: &Context,
         items: &[K::Item],
-    ) -> Result<Option<Vec<ResponseType>>, ApiError> {
+    ) -> Result<Option<Ran>, ApiError> {
         let waiting = std::time::Instant::now();
         let mut transaction = service.database.write().await?;
         service
@@ -145,6 +174,12 @@ impl Run {
             .lock_batches(&mut transaction, self.alone)
             .await?;
         service.metrics.write_wait(waiting.elapsed());
+        if let Some(fingerprint) = self.fingerprint
+            && let Claimed::Stored(answer) =
+                idempotency::claim(&mut transaction, service, context, fingerprint).await?
+        {
+            return Ok(Some(Ran::Replayed(*answer)));
+        }
         sqlx::raw_sql(SAVEPOINT).execute(&mut *transaction).await?;
         let backend = service.database.backend();
         let mut response = Vec::with_capacity(items.len());
@@ -186,8 +221,10 @@ impl Run {
                 }
             }
         }
+        let answer = envelope::responses(service, response);
+        idempotency::keep(&mut transaction, context, &answer).await?;
         transaction.commit().await?;
-        Ok(Some(response))
+        Ok(Some(Ran::Applied(answer)))
     }
 
     /// Applies one item at the current time: its outcome, or `None` when it deadlocked and this

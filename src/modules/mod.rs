@@ -8,6 +8,7 @@ mod common;
 mod dam;
 mod deletion;
 mod envelope;
+pub mod idempotency;
 mod itm;
 mod links;
 mod peo;

@@ -20,6 +20,7 @@ pub(crate) mod components;
 pub(crate) mod definitions;
 pub(crate) mod flag;
 pub(crate) mod glossary;
+pub(crate) mod idempotency;
 pub(crate) mod import;
 pub(crate) mod keywords;
 pub(crate) mod links;

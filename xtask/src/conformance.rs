@@ -91,6 +91,8 @@ pub fn run(root: &Path) -> Result<()> {
         command
             .args(["--base-url", &format!("http://{address}")])
             .args(["--token", &token, "--limited-token", &limited])
+            // The server keeps its default rate limit: the check of 429 runs.
+            .arg("--rate-limited")
             .arg("--junit")
             .arg(&junit);
         match glossary_id(name, &url) {

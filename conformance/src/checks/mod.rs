@@ -4,6 +4,7 @@
 //! well-formed request of each operation these checks send).
 
 pub mod requests;
+mod retries;
 pub mod scenarios;
 
 use std::sync::Arc;
@@ -33,8 +34,11 @@ pub fn all() -> Vec<Check> {
             "X-Content-Type-Options: nosniff on its answer and on its 401",
             move |target| Box::pin(nosniff(target, operation)),
         ));
+        checks.extend(retries::idempotency(operation));
     }
     checks.extend(scenarios::all());
+    // Last: it spends the caller's rate, which the checks after it would wait for.
+    checks.push(retries::rate_limit());
     checks
 }
 

@@ -14,6 +14,11 @@ fn from<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a value of the client's type")
 }
 
+/// A fresh `Idempotency-Key`, as a careful integrator sends with every batch (D-14).
+fn key() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
 /// A record as [`statuses`] shows it: its status, then its description.
 fn said(status: &str, description: &str) -> String {
     format!("{status} {description}")
@@ -73,7 +78,7 @@ async fn every_common_operation_through_the_generated_client() {
     );
 
     let persisted = client
-        .keywords_persist(&from(json!({"kwds": {"kwd": [{"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}]}}]}})))
+        .keywords_persist(Some(&key()), &from(json!({"kwds": {"kwd": [{"parentPath": "/Season", "name": {"itm": [{"value": "Autumn"}]}}]}})))
         .await
         .expect("persisted")
         .into_inner();
@@ -103,7 +108,7 @@ async fn every_common_operation_through_the_generated_client() {
     );
 
     let entries = client
-        .glossary_entries_persist(&from(json!({"glossaryEntries": {"glossaryEntry": [
+        .glossary_entries_persist(Some(&key()), &from(json!({"glossaryEntries": {"glossaryEntry": [
             {"parentTid": "GL-TEXTILES", "loc": "en_GB", "type": "term", "meta": {"itm": [{"key": "value", "value": "wool"}]}},
             {"tid": "GE-LINEN", "meta": {"itm": [{"key": "value", "value": "linen cloth"}]}}
         ]}})))
@@ -124,7 +129,7 @@ async fn every_common_operation_through_the_generated_client() {
         ]
     );
     let performed = client
-        .glossary_entries_perform(&from(json!({"actions": {"action": [
+        .glossary_entries_perform(Some(&key()), &from(json!({"actions": {"action": [
             {"dataType": "glossaryEntry", "type": "moveToGlossary", "tid": "GE-LINEN", "meta": {"itm": [{"key": "glossaryId", "value": "2"}]}},
             delete("glossaryEntry", json!({"tid": "GE-404"}))
         ]}})))
@@ -146,9 +151,10 @@ async fn every_common_operation_through_the_generated_client() {
     );
 
     let sent = client
-        .messages_persist(&from(
-            json!({"messages": [{"subject": "Hello", "recipientRole": "editor"}]}),
-        ))
+        .messages_persist(
+            Some(&key()),
+            &from(json!({"messages": [{"subject": "Hello", "recipientRole": "editor"}]})),
+        )
         .await
         .expect("sent")
         .into_inner();
@@ -158,7 +164,7 @@ async fn every_common_operation_through_the_generated_client() {
     );
 
     let links = client
-        .links_persist(&from(json!({"links": {"itms": [{"type": "assetToKeyword", "itms": [
+        .links_persist(Some(&key()), &from(json!({"links": {"itms": [{"type": "assetToKeyword", "itms": [
             {"itm": [{"key": "keywordPath", "value": "/Season/Autumn"}, {"key": "assetTid", "value": "A-1003"}]}
         ]}]}})))
         .await
@@ -170,7 +176,7 @@ async fn every_common_operation_through_the_generated_client() {
     );
 
     let peo_links = client
-        .peos_links_persist(&from(json!({"links": {"itms": [{"type": "peoToProject", "itms": [
+        .peos_links_persist(Some(&key()), &from(json!({"links": {"itms": [{"type": "peoToProject", "itms": [
             {"itm": [{"key": "peoTid", "value": "PEO-200-CAT"}, {"key": "projectTid", "value": "WEB-SHOP"}]}
         ]}]}})))
         .await
@@ -197,7 +203,7 @@ async fn every_pim_operation_through_the_generated_client() {
     assert_eq!(classes[0].tid.as_deref(), Some("Apparel"));
 
     let persisted = client
-        .classes_persist(&from(json!({
+        .classes_persist(Some(&key()), &from(json!({
             "classes": {"class": [{"tid": "Footwear", "name": {"itm": [{"value": "Footwear"}]}}]},
             "nodes": {"node": [{"class": "Footwear", "path": "/Footwear"}, {"class": "Footwear", "path": "/Footwear/Sneakers"}]}
         })))
@@ -226,7 +232,7 @@ async fn every_pim_operation_through_the_generated_client() {
     assert_eq!(paths, ["/Footwear", "/Footwear/Sneakers"]);
 
     let attributes = client
-        .attributes_persist(&from(json!({"attrs": {"attr": [
+        .attributes_persist(Some(&key()), &from(json!({"attrs": {"attr": [
             {"nodePath": "/Footwear/Sneakers", "key": "weight", "level": "p", "inheritance": "visible", "restriction": "optional", "localized": false}
         ]}})))
         .await
@@ -270,10 +276,13 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert_eq!(queried.ids.len(), 1);
     let performed = client
-        .attributes_perform(&from(actions([delete(
-            "attribute",
-            json!({"id": queried.ids[0]}),
-        )])))
+        .attributes_perform(
+            Some(&key()),
+            &from(actions([delete(
+                "attribute",
+                json!({"id": queried.ids[0]}),
+            )])),
+        )
         .await
         .expect("attributes performed")
         .into_inner();
@@ -292,10 +301,13 @@ async fn every_pim_operation_through_the_generated_client() {
         .into_inner();
     assert!(!definitions.all && !definitions.ids.is_empty());
     let deleted = client
-        .attribute_definitions_perform(&from(actions([delete(
-            "attrDefinition",
-            json!({"tid": "careInstructions"}),
-        )])))
+        .attribute_definitions_perform(
+            Some(&key()),
+            &from(actions([delete(
+                "attrDefinition",
+                json!({"tid": "careInstructions"}),
+            )])),
+        )
         .await
         .expect("definitions performed")
         .into_inner();
@@ -307,10 +319,13 @@ async fn every_pim_operation_through_the_generated_client() {
         )]
     );
     let removed = client
-        .classes_perform(&from(actions([delete(
-            "classification",
-            json!({"tid": "Footwear"}),
-        )])))
+        .classes_perform(
+            Some(&key()),
+            &from(actions([delete(
+                "classification",
+                json!({"tid": "Footwear"}),
+            )])),
+        )
         .await
         .expect("classes performed")
         .into_inner();
@@ -355,7 +370,7 @@ async fn every_cm_peo_and_dam_operation_through_the_generated_client() {
         ["CAT-2027", "CAT-2027-SHIRTS", "CAT-2027-TROUSERS"]
     );
     let persisted = client
-        .channels_persist(&from(json!({"projects": {"project": [
+        .channels_persist(Some(&key()), &from(json!({"projects": {"project": [
             {"tid": "CAT-2027-SOCKS", "parentTid": "CAT-2027", "type": "chapter", "name": "Socks",
              "vals": {"val": [{"attr": "budget", "itm": [{"value": "800"}]}]}}
         ]}})))

@@ -18,6 +18,7 @@ mod conformance;
 mod dam;
 mod examples;
 mod http;
+mod idempotency;
 mod limits;
 mod peo;
 mod pim;

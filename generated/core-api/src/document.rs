@@ -1049,6 +1049,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Create or update keywords",
         "description": "Request: PimType with `kwds`. Response: PimType with `responses`.\nCreate a root keyword: `kwd` without a parent, or with `parentPath` equal to `/`. Create a sub\nkeyword: `parentPath` or `parentId` given. Update: `kwd` with `id` or with `path`; `name`\nentries carry the new names. A create result has `dataType=keyword`, `action=create`, `id`,\n`path`, and the description \"The keyword has been created successfully\".\n\nItems are processed in request order, so a keyword may use a parent created earlier in the\nsame request (D-14). A keyword's path segment is its default name (the `itm` without `loc`),\nwhich must not contain `/` and is unique among siblings; a rename changes the path of the\nkeyword and of its descendants, never its `id` (D-15). Update: `action=update`, \"The keyword has\nbeen updated successfully\". Item errors: \"Parent keyword with identity '<id>' not found\",\n\"Parent keyword with path '<path>' not found\", \"Keyword with identity '<id>' not found\",\n\"Keyword with path '<path>' not found\", \"Keyword '<path>' already exists\", \"Missing required value\n'name'\" (D-16).\n\nFurther decisions (D-16): `id` takes precedence over `path`, and `parentId` over `parentPath`;\nan update changes the default name when one is given and replaces the localized names of the\nlocales it lists, keeping the others; a name containing `/` is \"Invalid keyword name '<name>':\na name must not contain '/'\"; a locale (or the default name) given twice in one `kwd` is \"The\nname for locale '<loc>' is given more than once\" (\"The default name is given more than once\");\nan update whose `parentId` or `parentPath` differs from the stored parent is \"Keyword '<path>'\ncannot be moved to another parent\". `meta` and `links` of a persisted `kwd` are not written\n(links are written by links persist, D-33). A new keyword's `orderNumber` follows its last\nsibling's. A missing `kwds` is 400; more than 1,000 `kwd` is 400 (D-37). A path holds at most\n1,024 characters (`Kwd.path`, D-56): a create, or a rename that lengthens the paths below it,\nthat would make a longer one is \"A keyword path has at most 1024 characters; this one would\nhave <length>\".\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1184,6 +1189,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one record per keyword.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -1306,6 +1316,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -1329,6 +1342,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Create or update glossary entries",
         "description": "Request: PimType with `glossaryEntries`. Response: PimType with `responses`.\nCreate: entry without `id`/`tid`, with `parentId` or `parentTid`, `loc`, `type`. Update: entry\nwith `id` or `tid`.\n\nItem results (`dataType=glossaryEntry`): \"Unknown translation entry type '<type>'\"; \"Sentence\nwith identity '<id>' not found.\" (an `id`/`tid` the service does not know, never a create);\n\"Glossary entry does not contain a link to a glossary\" (neither `parentId` nor `parentTid`);\n\"There is no glossary with the given identity\"; \"Missing required value '<field>'\" (`loc`,\n`type` on create); \"Unknown locale '<loc>'\"; success \"The glossary entry has been created\nsuccessfully\" (`action=create`, with the new `id` and `tid`) and \"The glossary entry has been\nupdated successfully\" (`action=update`). Tids of glossary entries are assigned by the service\n(UUIDs, D-38, D-39). Every item fault is a record inside a 200 answer; 404 is not used for items\n(D-46).\n\nFurther decisions (D-39): an update is by `tid` when given, else by `id`, and changes only what\nit carries (`parentId`/`parentTid` move the entry to that glossary); `meta` keys `value`,\n`forbidden` (`true`/`false`), `lastEditedUsername`, `lastEditedDate` (the service records the\nuser of the request's token and the time of the request, in the entry and in each translation\nit writes; values the message gives for them are not taken, so the audit cannot be forged);\neach `links/itms` group is the translation of its\n`loc` and replaces the stored one of that locale, keeping the others; `similarity` is an\ninteger from 0 to 100. A malformed `forbidden` or `similarity` is \"Invalid value '<value>' for\n'<key>'\". A missing `glossaryEntries` is 400; more than 1,000 entries is 400 (D-37).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1495,6 +1513,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one record per entry.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -1620,6 +1643,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -1643,6 +1669,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Delete, copy or move glossary entries",
         "description": "Request: ServiceType with `actions`. Each `action`: `dataType` = `glossaryEntry`, `id` or `tid`,\n`type` in {`delete`, `copyToGlossary`, `moveToGlossary`}; for copy and move a `meta` `itm` with\nkey `glossaryId` (integer, target glossary). Response: ServiceType with `responses`.\n\nItem results (`dataType=glossaryEntry`, `action` = the action's `type`): \"There is no glossary\nentry with the given tid/identity\"; \"There is no glossary with the given identity\" (unknown\ntarget); \"Missing required value 'glossaryId'\"; \"Unsupported action type '<type>'\"; success\n\"The glossary entry has been deleted successfully\", \"The glossary entry has been copied\nsuccessfully\", \"The glossary entry has been moved successfully\". A copy is a new entry (new `id` and `tid`, same locale, type, meta and\ntranslations) reported in `details` `newId` and `newTid`; a move keeps `id` and `tid`. A\n`glossaryId` that is not an integer is 400 (D-39). An action is applied by `tid` when it has\none, else by `id`; a `dataType` other than `glossaryEntry` is \"Unsupported data type '<type>'\".\nA missing `actions` is 400; more than 1,000 actions is 400 (D-37).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1717,6 +1748,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "ServiceType with `responses`, one record per action.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -1847,6 +1883,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -1952,6 +1991,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Send messages",
         "description": "Request `application/json` (MessagesPersistRequest, required): `messages` array of Message\nobjects. Rule: either `recipientUser` or `recipientRole` must be given, not both empty; when both\nare given the role takes precedence. Response `application/json`: ResponsesType.\n\nThe whole request is validated first: when any message has neither recipient or a value of a\nwrong type, the answer is 400 with a ResponsesType holding one `ERROR` record per invalid message\n(\"Either recipientUser or recipientRole must be given\", with `path` naming the message:\n`messages[2]`) and nothing is stored. Otherwise each\nmessage is stored and gets a record `dataType=message`, `action=create`, `tid` (generated when\nabsent), `SUCCESS` \"The message has been sent successfully\" (D-34); a `tid` that names a stored\nmessage is an item `ERROR` \"Message '<tid>' already exists\" (tids are unique per kind, D-38). No operation of this\ninterface reads messages back; operators read them with `core-server messages list` (D-44),\nwhich shows the user of the token that sent each message (`senderUser`), recorded by the service.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -1986,6 +2030,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "ResponsesType, one record per message.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -2109,6 +2158,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -2132,6 +2184,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Link assets to products and keywords",
         "description": "The path and the full request shape of the link-persist operation are not shown in the\nspecification; this path and shape are decided in D-33. Request: PimType with `links`:\n* product to assets: `itms type=\"assetToProduct\"` holding one `itms` per link, whose `type` is the\n  link type (a product attribute tid) and whose `itm` keys are `productTid` (or `productId`) and\n  one or more `assetTid` (or `assetId`);\n* keyword to asset: `itms type=\"assetToKeyword\"` holding one `itms` per link with `itm` keys\n  `keywordPath` (or `keywordId`) and `assetTid` (or `assetId`).\n\nResponse: PimType with `responses`, one record per inner `itms`: `dataType=link`,\n`action=create`, `status`, `description` and `details` with `productTid`, an `itms` of `assetTid`\nand `linkType` (for keyword links, `keywordPath` and the `assetTid` list). Success: \"The link has\nbeen saved successfully\". Errors: \"Asset not found\", \"Product not found\", \"Attribute not found\",\n\"Asset is not available by access rights\", \"Product is not available by access rights\", \"Asset\nhas been already linked to the product\" (details `assetTid`, `productTid`), \"Product attribute\ncardinality has been exceeded\". Links are read through keywords retrieve (`retrieveLinks`) and\nchannel retrieve (`links`).\n\nFurther decisions (D-33): a product link group needs one `productTid` or `productId` and its\nlink type in `type` (absent or unknown: \"Attribute not found\"; a link type without a\ncardinality takes any number of assets); a keyword link group needs one `keywordPath` or\n`keywordId` (\"Keyword with path '<path>' not found\", \"Keyword with identity '<id>' not\nfound\"); every group needs at least one `assetTid` or `assetId`. A missing key is \"Missing\nrequired value '<key>'\", both forms or a repeated one \"Give one '<tidKey>' or one\n'<idKey>'\", a non-integer id \"Invalid value '<value>' for '<key>'\"; an asset linked to the\nkeyword already is \"Asset has been already linked to the keyword\"; an outer `type` other\nthan the two is \"Unsupported link type '<type>'\" for each of its groups. A group is saved\nwhole or not at all; a new product link takes the next position. A missing `links` is 400;\nmore than 10 outer groups, or more than 1,000 groups in one, is 400 (D-37).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -2255,6 +2312,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one record per link.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -2448,6 +2510,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
@@ -3135,6 +3200,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Create or update channels",
         "description": "Request: PimType with `projects`. Create: `project` with `tid`, `type`, `parentTid` or\n`parentId`, `name`, optional `vals`. Rename: `project` identified by `id` or `tid` with a new\n`name`. Change values: `project` identified by `id` or `tid` with `vals`; only supplied attribute\nvalues are stored, others stay unchanged; only attributes registered in the service can be\nsaved. Response: PimType with `responses`, one per channel (`dataType=project`, `tid`, `status`,\n`description` on error).\n\nAccepts and answers all three representations (D-19). Identification: `id` given → update\n(unknown: \"Project with id <id> not found\"; a `tid` beside it must be the channel's: \"The tid of\nproject <id> is '<tid>'\"); otherwise an existing `tid` → update; otherwise create, which needs a\n`tid` (\"Missing required value 'tid'\"), a `type` that is valid (\"Project type '<type>' not\nfound\", D-42; without a `type` there is no valid one: \"Project type '' not found\"), a parent by `parentId` or `parentTid`,\n`parentId` first (\"Missing required value 'parentTid' or 'parentId'\", \"Parent project not\nfound\"), and a `name` (\"Missing required value 'name'\"); without `orderSequence` a new channel\ncomes after its siblings; a `tid` that a concurrent request created first refuses the item as\nalready existing. Success: \"The project\nhas been created successfully\" (`action=create`), \"The project has been saved successfully\"\n(`action=update`); the record carries `id` and `tid`. An update changes only what the item\ngives: `name`, `type` (a valid one), `orderSequence`, and each supplied `val`. A `val` whose\n`attr` is not an attribute registered for channels gives `WARNING`: the other values are saved\nand \"Attribute '<attr>' is not registered\" is appended. A supplied `val` replaces that\nattribute's value: a single value holds one `itm` (\"Attribute '<attr>' holds one value, not\n<n>\"), `multiple` all positions (each `pos` once, \"Position <pos> of attribute '<attr>' is given\ntwice\"; without `pos` the item's place), `localized` only the supplied locales (each `itm` with\na `loc`, \"Localized value of attribute '<attr>' needs 'loc'\"; an unknown locale gives\n`WARNING` \"Cannot find language id with code '<code>'.\" and that text is not saved); a `val`\nwithout `itm` clears the value. `origin`, `node` and `dataType` are stored as given; retrieval\nshows the definition's type as `dataType` when none was given. A parent change on update is not\nsupported (`WARNING` \"Changing the parent is not supported\"). An item refused with `ERROR`\nwrites nothing.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -3302,6 +3372,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per channel.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -3407,6 +3482,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
@@ -3970,6 +4048,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Create or update classifications with their nodes",
         "description": "Request: PimType with `classes` and `nodes`. Response: PimType with `responses`, one per\nclassification. Rules: 1) a classification must have a root node whose identifier equals the\nclassification name; 2) the root node is created first; 3) the root node has no parent; 4) nodes\nare created or updated strictly in the order of the request; 5) a classification that is not\nfound by `tid` is created; 6) `class` entries carry localized `name` entries.\n\nThe classification name is its `tid` and the root node's identifier is the single segment of its\n`path`: the root is `path=\"/<tid>\"`, without `parentId`/`parentPath`, listed before the class's\nother nodes unless it exists already; other node paths start with `/<tid>/` (D-23). A `class`\nis found by `id` when given (its `tid`, if given too, must be the stored one: a tid is never\nchanged), else by `tid` (created when not found). Its names: the `itm` without `loc` is the\ndefault name, each other `itm` replaces the name in its locale; names of other locales stay.\nEvery `node` of the request names its classification's `tid` in `class` (otherwise 400); the\nnodes of one classification are applied in request order inside its transaction, each found\nby `path` (which is required; `id`, when given, must be the id of the node at that path: nodes\nare neither moved nor renamed) and created when not found; its parent is its path without the\nlast segment, and `parentPath`/`parentId`, when given, must name that parent; a node is at\nmost 16 levels deep (the root is level 1), so that the nested answer of classes retrieve\nstays within the nesting depth of D-37; a node's `name` entries are stored like a class's\n(a new node without a default name takes its identifier); its `attr` entries are persisted\nlike attributes persist on that node (`nodeId`/`nodePath` of such an `attr` are ignored).\nA node that breaks a rule is not saved and its reason is appended to the record, which\nbecomes a WARNING; the classification and its other nodes are saved (D-24).\n\nRecords (`dataType=classification`, `tid`, `id`, `action` `create`/`update`): \"The\nclassification has been created successfully\", \"The classification has been saved\nsuccessfully\"; errors (nothing saved) \"There is no classification with the given identity\n'<id>'\" (`class@id` unknown), \"Unable to create the root node '<path>' of classification\n'<tid>'\" (a new classification whose first node is not its root `/<tid>`, or has none, or a\nroot given a parent), \"The tid of classification <id> is '<tid>' and cannot be changed\",\n\"Missing required value 'tid'\" (neither `id` nor `tid`); warnings (saved, each reason\nappended after `|`): \"Cannot find language id with code '<code>'.\" (that name is not\nstored), \"Unable to create new classification name '<name>' for language '<code>', because\nit already exist.\" (another classification has that name in that language; not stored), and\nnode failures: \"Missing required value 'path'\", \"Node with id <id> not found\", \"Node path\n'<path>' is not inside classification '<tid>'\", \"Parent node with path '<path>' not found for\nnode '<path>'\", \"Node '<path>' is deeper than 16 levels\", and the texts of attributes persist\nfor its `attr` entries (D-24, D-40).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -4300,6 +4383,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per classification.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -4500,6 +4588,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -4523,6 +4614,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Delete classifications",
         "description": "Request: PimType with `actions`; `action` with `dataType=classification`, `tid` or `id`,\n`type=delete`. When both `tid` and `id` are present the action is applied by `tid`. Deletes\nclassifications and their nodes with attributes. Response: PimType with `responses`.\n\nDeleting a classification deletes its nodes, their names and attributes (with their domain\nvalues) and the classification of products under those nodes, in the action's transaction.\nRecords: `dataType=classification`, `action=delete`, `id`, `tid`, \"The classification has been\ndeleted successfully\"; an unknown tid or id: \"There is no classification with the given\nidentity '<tid-or-id>'\"; neither: \"Missing required value 'tid'\"; a `type` other than\n`delete`: \"Unsupported action type '<type>'\"; a `dataType` other than `classification`:\n\"Unsupported data type '<dataType>'\" (D-24, D-40).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -4586,6 +4682,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per action.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -4694,6 +4795,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
@@ -5040,6 +5144,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Create or update node attributes",
         "description": "Request: PimType with `attrs`. Response: PimType with `responses`, one per attribute. Create:\n`nodeId` or `nodePath` is required, plus `key`, `level`, `inheritance`, `restriction`,\n`localized`, optional `domainVals`. Update: identify the attribute by one of: `id`; `nodeId` with\n`key`; `nodePath` with `key`. `key` is the attribute definition's identifier. Update changes\nattribute values.\n\nAn update changes the supplied properties (`level`, `inheritance`, `restriction`, `localized`,\n`domainVals`, `defaultVal`) and leaves the others; `nodeId`/`nodePath` with `key` updates when\nthat node already has an attribute of that definition, else creates (D-26). Records\n(`dataType=attribute`, echoing `id`, `nodeId`/`nodePath`, `key`): \"The attribute has been created\nsuccessfully\", \"The attribute has been saved successfully\" (D-41); errors \"Attribute with id <id>\nwas not found.\", \"Node with id <id> not found\", \"Node with path <path> not found\", \"Attribute\ndefinition: '<key>' cannot be found\", \"Missing required value '<field>'\", \"Invalid value '<v>' for\n'<field>'\" (D-52).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -5165,6 +5274,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per attribute.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -5298,6 +5412,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -5321,6 +5438,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Delete node attributes",
         "description": "Request: PimType with `actions`; deletes by id. Response: PimType with `responses`.\n\nThe action element shape, not shown in the specification, is decided in D-27:\n`<action dataType=\"attribute\" type=\"delete\" id=\"…\"/>`, or `nodeId`/`nodePath` with `key`\ninstead of `id` (`id` wins when given; `nodeId` over `nodePath`); it deletes the node\nattribute with its domain values (attribute definitions have their own perform operation).\nRecords: `dataType=attribute`, `action=delete`, echoing `id`, `nodeId`/`nodePath`, `key`: \"The\nattribute has been deleted successfully\"; \"Attribute with id <id> was not found.\", \"Node with\nid <id> not found\", \"Node with path <path> not found\", \"Attribute '<key>' was not found on\nnode <path>\", \"Missing required value 'id'\" (neither `id` nor a node with `key`),\n\"Unsupported action type '<type>'\", \"Unsupported data type '<dataType>'\".\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -5384,6 +5506,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per action.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -5497,6 +5624,9 @@ pub const OPENAPI_JSON: &str = r##"{
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
+          },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
           },
@@ -5604,6 +5734,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Delete attribute definitions",
         "description": "Request: PimType with `actions`; `action` with `dataType=attrDefinition`, `type=delete`, and\n`tid` (identifier) or `id`. All actions of one request use only one kind of identifier.\nResponse: PimType with `responses`.\n\nActions that mix `tid` and `id` make the whole request 400 (\"All actions of one request must use\nthe same kind of identifier\") and nothing is deleted; one action carrying both is applied by\n`tid` (D-49). Records (`dataType=attrDefinition`, `action=delete`, `id`, `tid`): \"The attribute\ndefinition has been deleted successfully\" (D-41); \"There is no attribute definition with the\ngiven tid or id\" (also for an action with neither); \"The attribute definition could not be\ndeleted. Reason: <reason>\", where the reason lists what uses the definition: \"it is used by 1\nnode attribute\", or several of `<n> node attribute(s)`, `<n> product asset link(s)`, `<n>\nchannel or PEO value(s)`, `a channel attribute registration`, joined by `, `; \"Unsupported\naction type '<type>'\"; \"Unsupported data type '<dataType>'\".\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -5677,6 +5812,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per action.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -5801,6 +5941,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
@@ -6122,6 +6265,11 @@ pub const OPENAPI_JSON: &str = r##"{
         ],
         "summary": "Link PEOs to projects",
         "description": "Request: PimType with `links` containing `itms` of `type=peoToProject`, holding `itms` with `itm`\nkeys (`peoTid`, `projectTid`) or (`peoId`, `projectId`). Response: PimType with `responses`;\nsuccess record `action=link`, `dataType=peoToProjectLink`, `details` (attribute `mode` `delta`)\nrepeating the keys.\n\nAccepts and answers all three representations; each inner `itms` is one pair and gets one\nrecord; a mixed or incomplete pair is \"Invalid link definition\", an outer `itms` of another type\n\"Unsupported link type '<type>'\"; re-linking an existing pair succeeds (D-32). Errors: \"PEO not\nfound\", \"Project not found\", \"PEO is not available by access rights\" (a PEO restricted to roles\nthe caller does not hold, or of a product the caller may not see, D-58); success \"The link has been saved successfully\". A pair is checked\nPEO first, then project; a pair with other keys besides its two, or an id that is not an\ninteger, is \"Invalid link definition\". A missing `links` is 400; more than 10 outer groups, or\nmore than 1,000 pairs in one, is 400 (D-37).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -6233,6 +6381,11 @@ pub const OPENAPI_JSON: &str = r##"{
         "responses": {
           "200": {
             "description": "PimType with `responses`, one per pair.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
             "content": {
               "application/xml; charset=UTF-8": {
                 "schema": {
@@ -6398,6 +6551,9 @@ pub const OPENAPI_JSON: &str = r##"{
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "422": {
+            "$ref": "#/components/responses/UnprocessableContent"
           },
           "429": {
             "$ref": "#/components/responses/TooManyRequests"
@@ -6573,6 +6729,19 @@ pub const OPENAPI_JSON: &str = r##"{
       }
     },
     "parameters": {
+      "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)\nthat makes the batch safe to send again (D-14). The first request with a key applies its\nitems and keeps its answer with the key, in the batch's own transaction, for the\nretention (`--idempotency-retention`, default 24 hours). A request by the same user (the\ntoken's) with the same key, the same operation and the same items (in any representation;\nthe envelope's `meta` aside) within the retention applies nothing and answers the kept\nanswer again: the same status and, in the representation it asks for, the same bytes\n(`messageTime` included), with `Idempotent-Replayed: true`. The same key with another\noperation or other items is 422 (code 1018), nothing applied. Two requests with one key at\nonce are taken one after the other, on every instance of one database: the second waits\nfor the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,\nso sending it again applies it. A malformed key is 400.\n",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "pattern": "^[!-~]+$"
+        },
+        "example": "6f1c1c1e-6f3a-4c9e-9a3e-2b8f1d2c7a10"
+      },
       "assetTid": {
         "name": "assetTid",
         "in": "query",
@@ -6654,6 +6823,17 @@ pub const OPENAPI_JSON: &str = r##"{
             "summary": "The version of the third documented download",
             "value": "V-1001-2"
           }
+        }
+      }
+    },
+    "headers": {
+      "IdempotentReplayed": {
+        "description": "`true` when the answer is the kept answer of an earlier request with the same\n`Idempotency-Key` (nothing was applied this time); absent otherwise (D-14).\n",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "true"
+          ]
         }
       }
     },
@@ -7964,6 +8144,116 @@ pub const OPENAPI_JSON: &str = r##"{
                             {
                               "key": "errorMessage",
                               "value": "the database has no room left to write; nothing of this request was saved"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "UnprocessableContent": {
+        "description": "The `Idempotency-Key` was used by the same user, within the retention, for another request (another operation or other items; D-14): nothing of this request was applied. Send it with a new key.",
+        "content": {
+          "application/xml; charset=UTF-8": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Unprocessable content",
+                "value": "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response xmlns=\"urn:core-interface:v1\">\n  <status>ERROR</status>\n  <description>Unprocessable content</description>\n  <details>\n    <itm key=\"supportId\">0b9d6c1a-3e5f-4a7b-8c2d-1e0f9a8b7c6d</itm>\n  </details>\n  <issues>\n    <itm key=\"code\">1018</itm>\n    <itm key=\"description\">Unprocessable content</itm>\n    <itms type=\"details\">\n      <itm key=\"errorMessage\">the Idempotency-Key '6f1c1c1e-6f3a-4c9e-9a3e-2b8f1d2c7a10' was used for another request (another operation or other items) within the retention; send this request with a new key</itm>\n    </itms>\n  </issues>\n</response>\n"
+              }
+            }
+          },
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Unprocessable content",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Unprocessable content",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "0b9d6c1a-3e5f-4a7b-8c2d-1e0f9a8b7c6d"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1018"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Unprocessable content"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the Idempotency-Key '6f1c1c1e-6f3a-4c9e-9a3e-2b8f1d2c7a10' was used for another request (another operation or other items) within the retention; send this request with a new key"
+                            }
+                          ]
+                        }
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "application/json+compact": {
+            "schema": {
+              "$ref": "#/components/schemas/ResponseType"
+            },
+            "examples": {
+              "error": {
+                "summary": "Unprocessable content",
+                "value": {
+                  "status": "ERROR",
+                  "description": "Unprocessable content",
+                  "details": {
+                    "itm": [
+                      {
+                        "key": "supportId",
+                        "value": "0b9d6c1a-3e5f-4a7b-8c2d-1e0f9a8b7c6d"
+                      }
+                    ]
+                  },
+                  "issues": [
+                    {
+                      "itm": [
+                        {
+                          "key": "code",
+                          "value": "1018"
+                        },
+                        {
+                          "key": "description",
+                          "value": "Unprocessable content"
+                        }
+                      ],
+                      "itms": [
+                        {
+                          "type": "details",
+                          "itm": [
+                            {
+                              "key": "errorMessage",
+                              "value": "the Idempotency-Key '6f1c1c1e-6f3a-4c9e-9a3e-2b8f1d2c7a10' was used for another request (another operation or other items) within the retention; send this request with a new key"
                             }
                           ]
                         }

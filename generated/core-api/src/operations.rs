@@ -360,6 +360,10 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 422u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -469,6 +473,10 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 422u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -571,6 +579,10 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -733,6 +745,10 @@ pub static MESSAGES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 422u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -835,6 +851,10 @@ pub static LINKS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1104,6 +1124,10 @@ pub static CHANNELS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1446,6 +1470,10 @@ pub static CLASSES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 422u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1552,6 +1580,10 @@ pub static CLASSES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -1832,6 +1864,10 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
+            status: 422u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
             status: 429u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
@@ -1938,6 +1974,10 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -2121,6 +2161,10 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {
@@ -2394,6 +2438,10 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
         },
         StatusBody {
             status: 415u16,
+            schema: Some(&tables::RESPONSE_TYPE),
+        },
+        StatusBody {
+            status: 422u16,
             schema: Some(&tables::RESPONSE_TYPE),
         },
         StatusBody {

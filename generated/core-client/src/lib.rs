@@ -2426,17 +2426,36 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
 
     Sends a `POST` request to `/api/core/v1/common/keywords/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn keywords_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::KeywordsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/common/keywords/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -2476,6 +2495,9 @@ name for locale '<loc>' is given more than once" ("The default name is given mor
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -2522,20 +2544,39 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 
     Sends a `POST` request to `/api/core/v1/common/glossaryEntries/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn glossary_entries_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::GlossaryEntriesPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/common/glossaryEntries/persist",
             self.baseurl,
         );
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -2580,6 +2621,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            422u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -2614,20 +2658,39 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 
     Sends a `POST` request to `/api/core/v1/common/glossaryEntries/perform`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn glossary_entries_perform<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::ServiceType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/common/glossaryEntries/perform",
             self.baseurl,
         );
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -2667,6 +2730,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -2782,17 +2848,36 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
 
     Sends a `POST` request to `/api/core/v1/common/messages/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn messages_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::MessagesPersistRequest,
     ) -> Result<ResponseValue<types::ResponsesType>, Error<types::MessagesPersistError>> {
         let url = format!("{}/api/core/v1/common/messages/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -2832,6 +2917,9 @@ updated successfully" (`action=update`). Tids of glossary entries are assigned b
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -2883,17 +2971,36 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
 
     Sends a `POST` request to `/api/core/v1/common/links/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn links_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::LinksRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/common/links/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -2933,6 +3040,9 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -3156,17 +3266,36 @@ twice"; without `pos` the item's place), `localized` only the supplied locales (
 
     Sends a `POST` request to `/api/core/v1/cm/channels/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn channels_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ProjectsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/cm/channels/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -3206,6 +3335,9 @@ twice"; without `pos` the item's place), `localized` only the supplied locales (
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -3492,17 +3624,36 @@ node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attri
 
     Sends a `POST` request to `/api/core/v1/pim/classes/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn classes_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ClassesPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/classes/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -3547,6 +3698,9 @@ node '<path>'", "Node '<path>' is deeper than 16 levels", and the texts of attri
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            422u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3579,17 +3733,36 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
 
     Sends a `POST` request to `/api/core/v1/pim/classes/perform`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn classes_perform<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/classes/perform", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -3632,6 +3805,9 @@ identity '<tid-or-id>'"; neither: "Missing required value 'tid'"; a `type` other
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -3830,17 +4006,36 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
 
     Sends a `POST` request to `/api/core/v1/pim/attributes/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn attributes_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::AttrsPersistRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/attributes/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -3885,6 +4080,9 @@ definition: '<key>' cannot be found", "Missing required value '<field>'", "Inval
             415u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
+            422u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
             429u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
@@ -3917,17 +4115,36 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
 
     Sends a `POST` request to `/api/core/v1/pim/attributes/perform`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn attributes_perform<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/pim/attributes/perform", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -3970,6 +4187,9 @@ node <path>", "Missing required value 'id'" (neither `id` nor a node with `key`)
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -4085,20 +4305,39 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
 
     Sends a `POST` request to `/api/core/v1/pim/attribute-definitions/perform`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn attribute_definitions_perform<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::ActionsRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!(
             "{}/api/core/v1/pim/attribute-definitions/perform",
             self.baseurl,
         );
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -4141,6 +4380,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(
@@ -4347,17 +4589,36 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
 
     Sends a `POST` request to `/api/core/v1/peo/peos/links/persist`
 
+    Arguments:
+    - `idempotency_key`: A key of the client's choosing (1 to 255 visible ASCII characters; a UUID is a good one)
+    that makes the batch safe to send again (D-14). The first request with a key applies its
+    items and keeps its answer with the key, in the batch's own transaction, for the
+    retention (`--idempotency-retention`, default 24 hours). A request by the same user (the
+    token's) with the same key, the same operation and the same items (in any representation;
+    the envelope's `meta` aside) within the retention applies nothing and answers the kept
+    answer again: the same status and, in the representation it asks for, the same bytes
+    (`messageTime` included), with `Idempotent-Replayed: true`. The same key with another
+    operation or other items is 422 (code 1018), nothing applied. Two requests with one key at
+    once are taken one after the other, on every instance of one database: the second waits
+    for the first and answers its answer. A batch that failed whole (4xx, 5xx) keeps no key,
+    so sending it again applies it. A malformed key is 400.
+
+    - `body`
     */
     pub async fn peos_links_persist<'a>(
         &'a self,
+        idempotency_key: Option<&'a str>,
         body: &'a types::LinksRequest,
     ) -> Result<ResponseValue<types::PimType>, Error<types::ResponseType>> {
         let url = format!("{}/api/core/v1/peo/peos/links/persist", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map.append(
             ::reqwest::header::HeaderName::from_static("api-version"),
             ::reqwest::header::HeaderValue::from_static(Self::api_version()),
         );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
         #[allow(unused_mut)]
         let mut request = self
             .client
@@ -4397,6 +4658,9 @@ node attribute", or several of `<n> node attribute(s)`, `<n> product asset link(
                 ResponseValue::from_response(response).await?,
             )),
             415u16 => Err(Error::ErrorResponse(
+                ResponseValue::from_response(response).await?,
+            )),
+            422u16 => Err(Error::ErrorResponse(
                 ResponseValue::from_response(response).await?,
             )),
             429u16 => Err(Error::ErrorResponse(

@@ -270,8 +270,12 @@ fn query_schema(document: &Document, id: &str, operation: &Value) -> Result<Opti
     for parameter in parameters {
         let parameter = document.resolve(parameter)?;
         let name = text(parameter, "name")?;
-        if parameter.get("in").and_then(Value::as_str) != Some("query") {
-            bail!("parameter {name}: only query parameters are supported");
+        match parameter.get("in").and_then(Value::as_str) {
+            Some("query") => {}
+            // Headers (`Idempotency-Key`) are read by the server around the operation; the
+            // generated handlers and query types do not carry them.
+            Some("header") => continue,
+            _ => bail!("parameter {name}: only query and header parameters are supported"),
         }
         let mut schema = parameter
             .get("schema")
@@ -286,6 +290,9 @@ fn query_schema(document: &Document, id: &str, operation: &Value) -> Result<Opti
             required.push(Value::String(name.clone()));
         }
         properties.insert(name, schema);
+    }
+    if properties.is_empty() {
+        return Ok(None);
     }
     let name = format!("{}Query", pascal_case(id));
     let mut schema = serde_json::json!({
