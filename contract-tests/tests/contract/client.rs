@@ -10,7 +10,7 @@ use core_server::bootstrap;
 use serde_json::{Value, json};
 
 /// A client type from its JSON form, as an integrator would build it from the document.
-fn from<T: serde::de::DeserializeOwned>(value: Value) -> T {
+pub(crate) fn from<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a value of the client's type")
 }
 
@@ -20,11 +20,11 @@ fn key() -> String {
 }
 
 /// A record as [`statuses`] shows it: its status, then its description.
-fn said(status: &str, description: &str) -> String {
+pub(crate) fn said(status: &str, description: &str) -> String {
     format!("{status} {description}")
 }
 
-fn statuses(responses: Option<types::Responses>) -> Vec<String> {
+pub(crate) fn statuses(responses: Option<types::Responses>) -> Vec<String> {
     responses
         .map(|responses| responses.response)
         .unwrap_or_default()

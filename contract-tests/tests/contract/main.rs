@@ -22,6 +22,7 @@ mod idempotency;
 mod limits;
 mod peo;
 mod pim;
+mod retries;
 
 fn main() {
     contract_tests::harness::main()

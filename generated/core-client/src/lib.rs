@@ -30,7 +30,12 @@
 //! A refused request is an [`Error::ErrorResponse`] carrying the interface's error record
 //! ([`types::ResponseType`]); a batch operation answers one record per item. The example
 //! `retrieve_keywords` runs against `core-server serve --demo`.
+//!
+//! Every batch call sends an `Idempotency-Key` (a new UUID unless the call gives one), and
+//! a call is sent again, with its key, when the connection is lost before an answer or the
+//! server answers 429 or 503 with `Retry-After` ([`retries`]): a batch is never applied twice.
 #![allow(clippy::all, unused_imports, missing_docs)]
+pub mod retries;
 #[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
 #[allow(unused_imports)]
