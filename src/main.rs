@@ -215,27 +215,33 @@ enum MessagesCommand {
 #[derive(Subcommand)]
 enum RoleCommand {
     /// Lets a role (created if new) call every operation of modules, or single operations.
-    Grant {
-        /// The role.
-        role: String,
-        /// A module: `Common`, `CM`, `PIM`, `PEO` or `DAM`.
-        #[arg(long = "module")]
-        modules: Vec<String>,
-        /// An operation, by its operation id (`transform`, `channelsRetrieve`, …).
-        #[arg(long = "operation")]
-        operations: Vec<String>,
-    },
+    Grant(RoleGrants),
     /// Removes grants from a role: modules or single operations it granted.
-    Revoke {
-        /// The role.
-        role: String,
-        /// A module it grants.
-        #[arg(long = "module")]
-        modules: Vec<String>,
-        /// An operation it grants, by its operation id.
-        #[arg(long = "operation")]
-        operations: Vec<String>,
-    },
+    Revoke(RoleGrants),
+}
+
+/// A role and the modules and operations a `role` command grants or revokes.
+#[derive(clap::Args)]
+struct RoleGrants {
+    /// The role.
+    role: String,
+    /// A module: `Common`, `CM`, `PIM`, `PEO` or `DAM`.
+    #[arg(long = "module")]
+    modules: Vec<String>,
+    /// An operation, by its operation id (`transform`, `channelsRetrieve`, …).
+    #[arg(long = "operation")]
+    operations: Vec<String>,
+}
+
+impl RoleGrants {
+    /// The grants named, at least one.
+    fn grants(&self) -> anyhow::Result<Vec<Grant<'_>>> {
+        let grants = Grant::list(&self.modules, &self.operations);
+        if grants.is_empty() {
+            anyhow::bail!("give at least one --module or --operation");
+        }
+        Ok(grants)
+    }
 }
 
 fn main() -> ExitCode {
@@ -376,30 +382,20 @@ async fn token(command: TokenCommand, database_url: &str) -> anyhow::Result<()> 
 async fn role(command: RoleCommand, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url, "role").await?;
     match command {
-        RoleCommand::Grant {
-            role,
-            modules,
-            operations,
-        } => {
-            let grants = Grant::list(&modules, &operations);
-            if grants.is_empty() {
-                anyhow::bail!("give at least one --module or --operation");
-            }
-            auth::grant(&database, &role, &grants).await?;
-            say(&format!("core-server: role '{role}' now grants {grants:?}"));
-        }
-        RoleCommand::Revoke {
-            role,
-            modules,
-            operations,
-        } => {
-            let grants = Grant::list(&modules, &operations);
-            if grants.is_empty() {
-                anyhow::bail!("give at least one --module or --operation");
-            }
-            let removed = auth::ungrant(&database, &role, &grants).await?;
+        RoleCommand::Grant(named) => {
+            let grants = named.grants()?;
+            auth::grant(&database, &named.role, &grants).await?;
             say(&format!(
-                "core-server: role '{role}' no longer grants {grants:?} ({removed} grant(s) removed)"
+                "core-server: role '{}' now grants {grants:?}",
+                named.role
+            ));
+        }
+        RoleCommand::Revoke(named) => {
+            let grants = named.grants()?;
+            let removed = auth::ungrant(&database, &named.role, &grants).await?;
+            say(&format!(
+                "core-server: role '{}' no longer grants {grants:?} ({removed} grant(s) removed)",
+                named.role
             ));
         }
     }
