@@ -66,6 +66,17 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArg,
     },
+    /// Copies an SQLite database into a new file while it serves: one consistent snapshot,
+    /// restored by serving the copy (PostgreSQL: use pg_dump).
+    Backup {
+        /// The file to write (refused when it exists, unless --force).
+        file: std::path::PathBuf,
+        /// Replace the file when it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
     /// Reads the messages sent with `messages/persist` (beyond the specification, D-44).
     Messages {
         #[command(subcommand)]
@@ -260,6 +271,11 @@ fn main() -> ExitCode {
             Command::Role { command, database } => role(command, database.url()).await,
             Command::Messages { command, database } => messages(command, database.url()).await,
             Command::Import { file, database } => import(&file, database.url()).await,
+            Command::Backup {
+                file,
+                force,
+                database,
+            } => backup(&file, force, database.url()).await,
             Command::Serve(options) => Ok(serve(options.settings()).await?),
         }
     });
@@ -430,6 +446,19 @@ async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()
         "core-server: imported {} ({} records inserted or updated)",
         file.display(),
         loaded.records
+    ));
+    Ok(())
+}
+
+async fn backup(file: &std::path::Path, force: bool, database_url: &str) -> anyhow::Result<()> {
+    let database = Database::connect(database_url).await?;
+    let bytes = core_server::storage::backup::copy(&database, file, force).await;
+    database.close().await;
+    say(&format!(
+        "core-server: backed up {} into {} ({} bytes)",
+        core_server::storage::url::without_password(database_url),
+        file.display(),
+        bytes?
     ));
     Ok(())
 }

@@ -12,6 +12,7 @@ mod sql;
 
 pub(crate) mod access;
 pub(crate) mod attributes;
+pub mod backup;
 pub(crate) mod binaries;
 pub(crate) mod briefings;
 pub(crate) mod channels;
