@@ -24,9 +24,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use serde_json::{Value, json};
-use support::TOKEN;
-
 /// Keywords in the tree.
 const KEYWORDS: usize = 100_000;
 
@@ -44,7 +41,7 @@ const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
 
 fn main() {
     let folder = support::scratch("keywords");
-    let database = support::import(&folder, &tree());
+    let database = support::import(&folder, &support::keyword_tree(KEYWORDS));
     let mut rows = Vec::new();
     for (form, accept) in FORMS {
         let (child, port) = support::serve(&database);
@@ -97,38 +94,6 @@ fn main() {
             after as f64 / 1024.0
         );
     }
-}
-
-/// The tree: ten roots, ten children per keyword, breadth first, `KEYWORDS` in all, each named
-/// in two locales; the benchmark's token.
-fn tree() -> Value {
-    let mut paths: Vec<String> = (0..10).map(|root| format!("/k{root}")).collect();
-    let mut parent = 0;
-    while paths.len() < KEYWORDS {
-        for child in 0..10 {
-            if paths.len() == KEYWORDS {
-                break;
-            }
-            let path = format!("{}/k{child}", paths[parent]);
-            paths.push(path);
-        }
-        parent += 1;
-    }
-    let keywords: Vec<Value> = paths
-        .into_iter()
-        .map(|path| {
-            let name = path.rsplit('/').next().unwrap_or_default().to_string();
-            json!({"path": path, "names": {"en_GB": format!("{name} (en)"), "de_DE": format!("{name} (de)")}})
-        })
-        .collect();
-    json!({
-        "locales": [
-            {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"},
-            {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}
-        ],
-        "keywords": keywords,
-        "tokens": [{"user": "bench", "roles": ["admin"], "token": TOKEN}]
-    })
 }
 
 /// The whole tree in one representation: the answer's length.

@@ -501,9 +501,9 @@ impl bootstrap::progress::Progress for Bars {
         }
     }
 
-    fn advance(&mut self) {
+    fn advance(&mut self, count: u64) {
         if let Some(bar) = &self.bar {
-            bar.inc(1);
+            bar.inc(count);
         }
     }
 

@@ -276,7 +276,7 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
     assert_eq!(
         error.to_string(),
         format!(
-            "keywords[0] (/Nope{suffix}/Child): path: the parent keyword '/Nope{suffix}' is neither declared before it nor stored"
+            "keywords[0] (/Nope{suffix}/Child): path: the parent keyword '/Nope{suffix}' is neither declared nor stored"
         )
     );
     assert_eq!(
@@ -380,11 +380,60 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+/// Keywords are written in bulk, parents first: a child may come before its parent in the
+/// document, new siblings follow the stored ones in document order, and a second load changes
+/// no order.
+async fn keywords_in_any_order(database: &Database, suffix: &str) {
+    let folder = folder(&format!("order{}", suffix.len()));
+    let root = format!("/Order{suffix}");
+    let load = |keywords: Value| {
+        let file = write(&folder, &json!({ "keywords": keywords }));
+        async move { bootstrap::load_file(database, &file).await }
+    };
+    load(json!([{"path": root}, {"path": format!("{root}/A")}]))
+        .await
+        .expect("the first load");
+    let second = json!([
+        {"path": format!("{root}/C/x"), "names": {"de_DE": "x (de)"}},
+        {"path": format!("{root}/B")},
+        {"path": format!("{root}/C")}
+    ]);
+    for _ in 0..2 {
+        load(second.clone())
+            .await
+            .expect("a child before its parent");
+        for (path, order) in [("A", 1), ("B", 2), ("C", 3), ("C/x", 1)] {
+            assert_eq!(
+                count(
+                    database,
+                    "SELECT CAST(order_number AS BIGINT) FROM keywords WHERE path = $1",
+                    &format!("{root}/{path}")
+                )
+                .await,
+                order,
+                "{path}"
+            );
+        }
+        assert_eq!(
+            count(
+                database,
+                "SELECT COUNT(*) FROM keywords c JOIN keywords p ON p.id = c.parent_id \
+                 JOIN keyword_names n ON n.keyword_id = c.id WHERE p.path = $1",
+                &format!("{root}/C")
+            )
+            .await,
+            1
+        );
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
 #[tokio::test]
 async fn sqlite_loads_idempotently_and_all_or_nothing() {
     let database = Database::connect("sqlite::memory:").await.expect("opens");
     loads_twice_without_duplicates(&database, "1").await;
     refuses_and_changes_nothing(&database, "1").await;
+    keywords_in_any_order(&database, "1").await;
 }
 
 #[tokio::test]
@@ -404,6 +453,7 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     );
     loads_twice_without_duplicates(&database, &suffix).await;
     refuses_and_changes_nothing(&database, &suffix).await;
+    keywords_in_any_order(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
 }
 

@@ -215,3 +215,35 @@ pub fn median_and_fastest(times: &mut [Duration]) -> (Duration, Duration) {
     times.sort();
     (times[times.len() / 2], times[0])
 }
+
+/// A keyword tree: ten roots, ten children per keyword, breadth first, `count` in all, each named
+/// in two locales; the benchmark's token.
+pub fn keyword_tree(count: usize) -> serde_json::Value {
+    let mut paths: Vec<String> = (0..10.min(count)).map(|root| format!("/k{root}")).collect();
+    let mut parent = 0;
+    while paths.len() < count {
+        for child in 0..10 {
+            if paths.len() == count {
+                break;
+            }
+            let path = format!("{}/k{child}", paths[parent]);
+            paths.push(path);
+        }
+        parent += 1;
+    }
+    let keywords: Vec<serde_json::Value> = paths
+        .into_iter()
+        .map(|path| {
+            let name = path.rsplit('/').next().unwrap_or_default().to_string();
+            serde_json::json!({"path": path, "names": {"en_GB": format!("{name} (en)"), "de_DE": format!("{name} (de)")}})
+        })
+        .collect();
+    serde_json::json!({
+        "locales": [
+            {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"},
+            {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}
+        ],
+        "keywords": keywords,
+        "tokens": [{"user": "bench", "roles": ["admin"], "token": TOKEN}]
+    })
+}

@@ -216,7 +216,7 @@ impl Loader<'_, '_> {
         binaries: &mut std::vec::IntoIter<Binary>,
     ) -> Result<(), BootstrapError> {
         for (index, asset) in document.assets.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             self.asset(asset, binaries)
                 .await
                 .map_err(|error| error.within(|| format!("assets[{index}] ({})", asset.tid)))?;

@@ -127,7 +127,7 @@ impl Loader<'_, '_> {
     /// Upserts the briefing layouts; a layout's boxes and images are replaced.
     pub(super) async fn briefings(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, briefing) in document.briefings.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             let record = format!("briefings[{index}] ({})", briefing.channel);
             self.briefing(briefing, &record)
                 .await

@@ -128,7 +128,7 @@ impl Loader<'_, '_> {
     /// Upserts the channels, parents first; a channel's values and asset links are replaced.
     pub(super) async fn channels(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, channel) in document.channels.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             let record = format!("channels[{index}] ({})", channel.tid);
             self.channel(channel, &record)
                 .await

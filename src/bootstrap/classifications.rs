@@ -188,7 +188,7 @@ impl Loader<'_, '_> {
         document: &Bootstrap,
     ) -> Result<(), BootstrapError> {
         for (index, classification) in document.classifications.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             let record = format!("classifications[{index}] ({})", classification.tid);
             self.classification(classification, &record)
                 .await

@@ -107,7 +107,7 @@ impl Loader<'_, '_> {
     /// Upserts the glossaries with their entries; an entry's translations are replaced.
     pub(super) async fn glossaries(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, glossary) in document.glossaries.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             self.glossary(glossary).await.map_err(|error| {
                 error.within(|| format!("glossaries[{index}] ({})", glossary.tid))
             })?;

@@ -1,13 +1,13 @@
 //! Keywords: a tree by path, with localized names and asset links (D-15).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use core_api::tables;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name};
-use crate::storage::import::{self, Lookup, Names, Owned};
+use crate::storage::import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -77,53 +77,135 @@ pub(super) fn check<'d>(
 }
 
 impl Loader<'_, '_> {
-    /// Stores the keywords, parents first; a keyword's names and asset links are replaced.
+    /// Stores the keywords in bulk, parents first (depth by depth, in document order within
+    /// each); a keyword's names and asset links are replaced.
     pub(super) async fn keywords(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
-        for (index, keyword) in document.keywords.iter().enumerate() {
-            self.progress.advance();
-            let record = || format!("keywords[{index}] ({})", keyword.path);
-            self.keyword(keyword, record)
-                .await
-                .map_err(|error| error.within(record))?;
+        let keywords = &document.keywords;
+        let parents = self.parents(keywords).await?;
+        let mut order: Vec<usize> = (0..keywords.len()).collect();
+        order.sort_by_key(|&index| depth(&keywords[index].path));
+        let mut ids = vec![0; keywords.len()];
+        for level in order.chunk_by(|&a, &b| depth(&keywords[a].path) == depth(&keywords[b].path)) {
+            for chunk in level.chunks(import::BULK_ROWS) {
+                let record = || {
+                    let first = chunk.first().copied().unwrap_or_default();
+                    let path = keywords
+                        .get(first)
+                        .map_or("", |keyword| keyword.path.as_str());
+                    format!(
+                        "keywords[{first}] ({path}) and the {} of its depth after it",
+                        chunk.len() - 1
+                    )
+                };
+                self.keyword_chunk(keywords, chunk, &parents, &mut ids)
+                    .await
+                    .map_err(|error| error.within(record))?;
+                self.loaded.records += chunk.len();
+                self.progress
+                    .advance(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
+            }
         }
         Ok(())
     }
 
-    async fn keyword(
-        &mut self,
-        keyword: &Keyword,
-        record: impl Fn() -> String,
-    ) -> Result<(), BootstrapError> {
-        let (parent, name) = keyword.path.rsplit_once('/').unwrap_or_default();
-        let parent_id: Option<i64> = if parent.is_empty() {
-            None
-        } else {
-            let found = import::id_of(self.transaction, Lookup::Keyword, parent).await?;
-            match found {
-                Some(id) => Some(id),
-                None => {
+    /// Each keyword's parent: a keyword of the document (by index), or a stored keyword (by
+    /// id; the document names it but does not declare it), or none for a root.
+    async fn parents(&mut self, keywords: &[Keyword]) -> Result<Vec<Parent>, BootstrapError> {
+        let declared: HashMap<&str, usize> = keywords
+            .iter()
+            .enumerate()
+            .map(|(index, keyword)| (keyword.path.as_str(), index))
+            .collect();
+        let mut stored: HashMap<&str, i64> = HashMap::new();
+        let mut parents = Vec::with_capacity(keywords.len());
+        for (index, keyword) in keywords.iter().enumerate() {
+            let path = parent_of(&keyword.path);
+            if path.is_empty() {
+                parents.push(Parent::Root);
+            } else if let Some(&parent) = declared.get(path) {
+                parents.push(Parent::Declared(parent));
+            } else if let Some(&id) = stored.get(path) {
+                parents.push(Parent::Stored(id));
+            } else {
+                let Some(id) = import::id_of(self.transaction, Lookup::Keyword, path).await? else {
                     return Err(invalid(
-                        record(),
+                        format!("keywords[{index}] ({})", keyword.path),
                         "path",
-                        format!(
-                            "the parent keyword '{parent}' is neither declared before it nor stored"
-                        ),
+                        format!("the parent keyword '{path}' is neither declared nor stored"),
                     ));
-                }
+                };
+                stored.insert(path, id);
+                parents.push(Parent::Stored(id));
             }
-        };
-        let keyword_id =
-            import::insert_keyword(self.transaction, parent_id, name, &keyword.path, &self.now)
-                .await?;
-        self.loaded.records += 1;
-        import::clear(self.transaction, Owned::KeywordNames, keyword_id).await?;
-        for (loc, name) in &keyword.names {
-            import::insert_name(self.transaction, Names::Keyword, keyword_id, loc, name).await?;
         }
-        import::clear(self.transaction, Owned::KeywordAssets, keyword_id).await?;
-        for asset in &keyword.assets {
-            import::insert_keyword_asset(self.transaction, keyword_id, asset).await?;
+        Ok(parents)
+    }
+
+    /// Stores one chunk of keywords of one depth (their parents have ids), with their names and
+    /// asset links; writes their ids into `ids`, by index.
+    async fn keyword_chunk(
+        &mut self,
+        keywords: &[Keyword],
+        chunk: &[usize],
+        parents: &[Parent],
+        ids: &mut [i64],
+    ) -> Result<(), BootstrapError> {
+        let rows: Vec<KeywordRow> = chunk
+            .iter()
+            .enumerate()
+            .map(|(position, &index)| {
+                let path = keywords[index].path.as_str();
+                KeywordRow {
+                    parent_id: match parents[index] {
+                        Parent::Root => None,
+                        Parent::Declared(parent) => Some(ids[parent]),
+                        Parent::Stored(id) => Some(id),
+                    },
+                    name: path.rsplit_once('/').map_or(path, |(_, name)| name),
+                    path,
+                    position,
+                }
+            })
+            .collect();
+        let stored = import::insert_keywords(self.transaction, &rows, &self.now).await?;
+        let mut names = Vec::new();
+        let mut assets = Vec::new();
+        for (&index, &id) in chunk.iter().zip(&stored) {
+            ids[index] = id;
+            let keyword = &keywords[index];
+            names.extend(keyword.names.iter().map(|(loc, name)| KeywordName {
+                keyword_id: id,
+                loc,
+                name,
+            }));
+            assets.extend(keyword.assets.iter().map(|asset| KeywordAsset {
+                keyword_id: id,
+                asset,
+            }));
         }
+        import::replace_keyword_names(self.transaction, &stored, &names).await?;
+        import::replace_keyword_assets(self.transaction, &stored, &assets).await?;
         Ok(())
     }
+}
+
+/// Where a keyword's parent is.
+#[derive(Debug, Clone, Copy)]
+enum Parent {
+    /// It has none.
+    Root,
+    /// It is the document's keyword of this index (written before it: it is less deep).
+    Declared(usize),
+    /// It is stored, with this id.
+    Stored(i64),
+}
+
+/// A keyword's parent path (empty for a root).
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
+/// How deep a keyword is (1 for a root).
+fn depth(path: &str) -> usize {
+    path.bytes().filter(|&byte| byte == b'/').count()
 }

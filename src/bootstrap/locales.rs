@@ -73,7 +73,7 @@ impl Loader<'_, '_> {
     /// Upserts the locales.
     pub(super) async fn locales(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for locale in &document.locales {
-            self.progress.advance();
+            self.progress.advance(1);
             let row = LocaleRow {
                 tid: &locale.tid,
                 language: &locale.language,

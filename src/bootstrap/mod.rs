@@ -88,7 +88,8 @@ pub struct Bootstrap {
     /// Products with their asset links, by `tid`.
     #[serde(default)]
     pub products: Vec<Product>,
-    /// Keywords, by `path`; a parent comes before its children (or is stored already).
+    /// Keywords, by `path`; a parent is declared in the document (before or after its children)
+    /// or stored already.
     #[serde(default)]
     pub keywords: Vec<Keyword>,
     /// Channels with their values and asset links, by `tid`; a parent comes before its children
@@ -257,14 +258,17 @@ pub async fn load_reporting(
     check(document)?;
     let mut binaries = assets::read_binaries(document, folder)?.into_iter();
     let mut transaction = database.write().await?;
+    import::widen_cache(&mut transaction).await?;
     let mut loader = Loader {
         transaction: &mut transaction,
         now: now_utc(),
         loaded: Loaded::default(),
         progress,
     };
-    loader.write(document, &mut binaries).await?;
+    let written = loader.write(document, &mut binaries).await;
     let loaded = loader.loaded;
+    import::narrow_cache(&mut transaction).await?;
+    written?;
     transaction.commit().await?;
     Ok(loaded)
 }

@@ -80,7 +80,7 @@ impl Loader<'_, '_> {
     /// Upserts the PEOs; a PEO's nodes, channel links and values are replaced.
     pub(super) async fn peos(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, peo) in document.peos.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             let record = format!("peos[{index}] ({})", peo.tid);
             self.peo(peo, &record)
                 .await

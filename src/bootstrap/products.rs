@@ -73,7 +73,7 @@ impl Loader<'_, '_> {
     /// Upserts the products; a product's asset links are replaced.
     pub(super) async fn products(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for (index, product) in document.products.iter().enumerate() {
-            self.progress.advance();
+            self.progress.advance(1);
             self.product(product)
                 .await
                 .map_err(|error| error.within(|| format!("products[{index}] ({})", product.tid)))?;

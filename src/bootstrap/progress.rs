@@ -6,8 +6,8 @@ pub trait Progress: Send {
     /// The load starts writing `total` records of `kind` (the document's own, not counting the
     /// names, versions or links inside them).
     fn start(&mut self, kind: &'static str, total: u64);
-    /// One more record of the current kind is written.
-    fn advance(&mut self);
+    /// `count` more records of the current kind are written.
+    fn advance(&mut self, count: u64);
     /// Every record of the current kind is written.
     fn finish(&mut self);
 }
@@ -18,6 +18,6 @@ pub struct Silent;
 
 impl Progress for Silent {
     fn start(&mut self, _kind: &'static str, _total: u64) {}
-    fn advance(&mut self) {}
+    fn advance(&mut self, _count: u64) {}
     fn finish(&mut self) {}
 }

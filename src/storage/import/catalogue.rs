@@ -426,45 +426,6 @@ pub(crate) async fn insert_translation(
     Ok(())
 }
 
-/// Stores a keyword, last among its siblings, unless its path is stored; its id.
-pub(crate) async fn insert_keyword(
-    load: Load<'_, '_>,
-    parent_id: Option<i64>,
-    name: &str,
-    path: &str,
-    now: &str,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query(sql!(
-        "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-         SELECT $1, $2, $3, COALESCE(MAX(order_number), 0) + 1, $4 FROM keywords \
-         WHERE parent_id IS NOT DISTINCT FROM $1 ON CONFLICT (path) DO NOTHING"
-    ))
-    .bind(parent_id)
-    .bind(name)
-    .bind(path)
-    .bind(now)
-    .execute(&mut **load)
-    .await?;
-    super::stored_id(load, super::Lookup::Keyword, path).await
-}
-
-/// Links an asset, by `tid`, to a keyword (nothing when no such asset is stored).
-pub(crate) async fn insert_keyword_asset(
-    load: Load<'_, '_>,
-    keyword: i64,
-    asset: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        sql!("INSERT INTO keyword_assets (keyword_id, asset_id) SELECT $1, id FROM assets WHERE tid = $2 \
-         ON CONFLICT DO NOTHING"),
-    )
-    .bind(keyword)
-    .bind(asset)
-    .execute(&mut **load)
-    .await?;
-    Ok(())
-}
-
 /// Upserts a product; its id.
 pub(crate) async fn upsert_product(
     load: Load<'_, '_>,

@@ -1,9 +1,11 @@
 //! The SQL of `core-server import` (the bootstrap document, `src/bootstrap`): upserts by
 //! identity and the replacement of what a record owns, inside the load's one transaction.
 
+mod bulk;
 mod catalogue;
 mod records;
 
+pub(crate) use bulk::*;
 pub(crate) use catalogue::*;
 pub(crate) use records::*;
 use sqlx::{Any, Row, Transaction};
@@ -105,10 +107,6 @@ pub(crate) enum Owned {
     DomainValues,
     /// A glossary entry's translations.
     Translations,
-    /// A keyword's names.
-    KeywordNames,
-    /// A keyword's asset links.
-    KeywordAssets,
     /// A PEO's nodes.
     PeoNodes,
     /// A PEO's channels.
@@ -134,8 +132,6 @@ impl Owned {
             Owned::NodeProducts => sql!("DELETE FROM product_nodes WHERE node_id = $1"),
             Owned::DomainValues => sql!("DELETE FROM domain_values WHERE node_attribute_id = $1"),
             Owned::Translations => sql!("DELETE FROM glossary_translations WHERE entry_id = $1"),
-            Owned::KeywordNames => sql!("DELETE FROM keyword_names WHERE keyword_id = $1"),
-            Owned::KeywordAssets => sql!("DELETE FROM keyword_assets WHERE keyword_id = $1"),
             Owned::PeoNodes => sql!("DELETE FROM peo_nodes WHERE peo_id = $1"),
             Owned::PeoChannels => sql!("DELETE FROM peo_channels WHERE peo_id = $1"),
             Owned::PeoValues => sql!("DELETE FROM attribute_values WHERE peo_id = $1"),
@@ -160,8 +156,6 @@ pub(crate) enum Names {
     Classification,
     /// A classification node's name.
     Node,
-    /// A keyword's name.
-    Keyword,
     /// A domain value's text.
     DomainValue,
 }
@@ -181,9 +175,6 @@ pub(crate) async fn insert_name(
             )
         }
         Names::Node => sql!("INSERT INTO node_names (node_id, loc, name) VALUES ($1, $2, $3)"),
-        Names::Keyword => {
-            sql!("INSERT INTO keyword_names (keyword_id, loc, name) VALUES ($1, $2, $3)")
-        }
         Names::DomainValue => {
             sql!("INSERT INTO domain_value_names (domain_value_id, loc, value) VALUES ($1, $2, $3)")
         }

@@ -1,0 +1,222 @@
+//! Bulk writes of `core-server import`: many records in one statement, their rows passed as one
+//! JSON array (`json_each` on SQLite, `jsonb_to_recordset` on PostgreSQL), so that a statement's
+//! text is the same for any number of rows and its plan is checked like every other.
+
+use serde::Serialize;
+
+use super::Load;
+use crate::storage::{Backend, backend_of};
+
+/// Rows per bulk statement: large enough that a statement's round trip is spread thin, small
+/// enough that its JSON stays a few hundred kilobytes.
+pub(crate) const BULK_ROWS: usize = 4096;
+
+/// A keyword to store unless its path is stored (written as `{"p", "n", "path", "i"}`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct KeywordRow<'d> {
+    /// Its parent's id; none for a root.
+    #[serde(rename = "p")]
+    pub parent_id: Option<i64>,
+    /// Its default name (the last segment of its path).
+    #[serde(rename = "n")]
+    pub name: &'d str,
+    /// Its path.
+    pub path: &'d str,
+    /// Its place among the rows of the statement: new siblings are ordered by it.
+    #[serde(rename = "i")]
+    pub position: usize,
+}
+
+/// A localized name of a keyword (written as `{"k", "l", "n"}`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct KeywordName<'d> {
+    /// The keyword's id.
+    #[serde(rename = "k")]
+    pub keyword_id: i64,
+    /// The locale's tid.
+    #[serde(rename = "l")]
+    pub loc: &'d str,
+    /// The name.
+    #[serde(rename = "n")]
+    pub name: &'d str,
+}
+
+/// An asset link of a keyword, by the asset's tid (written as `{"k", "a"}`; nothing is linked
+/// when no such asset is stored).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct KeywordAsset<'d> {
+    /// The keyword's id.
+    #[serde(rename = "k")]
+    pub keyword_id: i64,
+    /// The asset's tid.
+    #[serde(rename = "a")]
+    pub asset: &'d str,
+}
+
+/// Stores the keywords whose paths are not stored, each after the last of its siblings (new
+/// siblings in the order given); answers the ids of all of them, stored before or now, in the
+/// order of `rows`.
+pub(crate) async fn insert_keywords(
+    load: Load<'_, '_>,
+    rows: &[KeywordRow<'_>],
+    now: &str,
+) -> Result<Vec<i64>, sqlx::Error> {
+    let insert = match backend_of(load) {
+        Backend::Sqlite => sql!(sqlite:
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+             SELECT r.p, r.n, r.path, COALESCE((SELECT MAX(k.order_number) FROM keywords k \
+             WHERE k.parent_id IS r.p), 0) + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i), $2 \
+             FROM (SELECT json_extract(value, '$.p') AS p, json_extract(value, '$.n') AS n, \
+             json_extract(value, '$.path') AS path, json_extract(value, '$.i') AS i FROM json_each($1)) r \
+             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path) \
+             ON CONFLICT (path) DO NOTHING"
+        ),
+        Backend::Postgres => sql!(postgres:
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
+             SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
+             THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
+             ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
+             + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i), $2 \
+             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
+             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path) \
+             ON CONFLICT (path) DO NOTHING"
+        ),
+    };
+    sqlx::query(insert)
+        .bind(rows_json(rows)?)
+        .bind(now)
+        .execute(&mut **load)
+        .await?;
+    let paths: Vec<&str> = rows.iter().map(|row| row.path).collect();
+    // One row holding every id, in the order of the paths: rows one by one would each cross to
+    // SQLite's worker thread.
+    let select = match backend_of(load) {
+        Backend::Sqlite => sql!(sqlite:
+            "SELECT json_group_array(k.id ORDER BY j.key) AS ids FROM json_each($1) j \
+             LEFT JOIN keywords k ON k.path = j.value"
+        ),
+        Backend::Postgres => sql!(postgres:
+            "SELECT CAST(COALESCE(json_agg(k.id ORDER BY j.i), '[]') AS TEXT) AS ids \
+             FROM jsonb_array_elements_text(CAST($1 AS JSONB)) WITH ORDINALITY AS j(path, i) \
+             LEFT JOIN keywords k ON k.path = j.path"
+        ),
+    };
+    let ids: String = sqlx::query_scalar(select)
+        .bind(rows_json(&paths)?)
+        .fetch_one(&mut **load)
+        .await?;
+    let ids: Vec<Option<i64>> =
+        serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
+    ids.into_iter()
+        .map(|id| id.ok_or(sqlx::Error::RowNotFound))
+        .collect()
+}
+
+/// Rows as the JSON array a bulk statement reads.
+fn rows_json<T: Serialize>(rows: &[T]) -> Result<String, sqlx::Error> {
+    serde_json::to_string(rows).map_err(|error| sqlx::Error::Encode(Box::new(error)))
+}
+
+/// Replaces the names of keywords: every name of the keywords listed is removed, then the names
+/// given are stored.
+pub(crate) async fn replace_keyword_names(
+    load: Load<'_, '_>,
+    keywords: &[i64],
+    names: &[KeywordName<'_>],
+) -> Result<(), sqlx::Error> {
+    delete_owned(load, Owner::KeywordNames, keywords).await?;
+    let json = rows_json(names)?;
+    let insert = match backend_of(load) {
+        Backend::Sqlite => sql!(sqlite:
+            "INSERT INTO keyword_names (keyword_id, loc, name) SELECT json_extract(value, '$.k'), \
+             json_extract(value, '$.l'), json_extract(value, '$.n') FROM json_each($1)"
+        ),
+        Backend::Postgres => sql!(postgres:
+            "INSERT INTO keyword_names (keyword_id, loc, name) SELECT r.k, r.l, r.n \
+             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, l TEXT, n TEXT)"
+        ),
+    };
+    sqlx::query(insert).bind(json).execute(&mut **load).await?;
+    Ok(())
+}
+
+/// Replaces the asset links of keywords: every link of the keywords listed is removed, then the
+/// links given are stored (those to assets that are stored).
+pub(crate) async fn replace_keyword_assets(
+    load: Load<'_, '_>,
+    keywords: &[i64],
+    links: &[KeywordAsset<'_>],
+) -> Result<(), sqlx::Error> {
+    delete_owned(load, Owner::KeywordAssets, keywords).await?;
+    if links.is_empty() {
+        return Ok(());
+    }
+    let json = rows_json(links)?;
+    let insert = match backend_of(load) {
+        Backend::Sqlite => sql!(sqlite:
+            "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT json_extract(j.value, '$.k'), \
+             a.id FROM json_each($1) j JOIN assets a ON a.tid = json_extract(j.value, '$.a') \
+             WHERE true ON CONFLICT DO NOTHING"
+        ),
+        Backend::Postgres => sql!(postgres:
+            "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT r.k, s.id \
+             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, a TEXT) \
+             JOIN assets s ON s.tid = r.a ON CONFLICT DO NOTHING"
+        ),
+    };
+    sqlx::query(insert).bind(json).execute(&mut **load).await?;
+    Ok(())
+}
+
+/// What [`delete_owned`] removes, by its owners' ids.
+#[derive(Debug, Clone, Copy)]
+enum Owner {
+    /// Keywords' names.
+    KeywordNames,
+    /// Keywords' asset links.
+    KeywordAssets,
+}
+
+/// Removes what the records listed own. On PostgreSQL the ids are an array, so that the index
+/// is used however stale the statistics of a table a load is filling (a join with the JSON rows
+/// was planned as a scan of the whole table for every chunk).
+async fn delete_owned(load: Load<'_, '_>, owner: Owner, ids: &[i64]) -> Result<(), sqlx::Error> {
+    let json = rows_json(ids)?;
+    let delete = match (owner, backend_of(load)) {
+        (Owner::KeywordNames, Backend::Sqlite) => sql!(sqlite:
+            "DELETE FROM keyword_names WHERE keyword_id IN (SELECT value FROM json_each($1))"
+        ),
+        (Owner::KeywordNames, Backend::Postgres) => sql!(postgres:
+            "DELETE FROM keyword_names WHERE keyword_id = ANY \
+             (ARRAY(SELECT CAST(jsonb_array_elements_text(CAST($1 AS JSONB)) AS BIGINT)))"
+        ),
+        (Owner::KeywordAssets, Backend::Sqlite) => sql!(sqlite:
+            "DELETE FROM keyword_assets WHERE keyword_id IN (SELECT value FROM json_each($1))"
+        ),
+        (Owner::KeywordAssets, Backend::Postgres) => sql!(postgres:
+            "DELETE FROM keyword_assets WHERE keyword_id = ANY \
+             (ARRAY(SELECT CAST(jsonb_array_elements_text(CAST($1 AS JSONB)) AS BIGINT)))"
+        ),
+    };
+    sqlx::query(delete).bind(json).execute(&mut **load).await?;
+    Ok(())
+}
+
+/// An SQLite page cache large enough for a bulk load's working set (256 MiB): with the default
+/// 2 MB, the pages of a growing index spill into the WAL mid-transaction and each later read
+/// looks them up there, so a load slows as it grows. Nothing on PostgreSQL.
+pub(crate) async fn widen_cache(load: Load<'_, '_>) -> Result<(), sqlx::Error> {
+    set_cache(load, sql!(sqlite: "PRAGMA cache_size = -262144")).await
+}
+
+/// Gives the connection its default page cache back after a bulk load.
+pub(crate) async fn narrow_cache(load: Load<'_, '_>) -> Result<(), sqlx::Error> {
+    set_cache(load, sql!(sqlite: "PRAGMA cache_size = -2000")).await
+}
+
+async fn set_cache(load: Load<'_, '_>, pragma: &'static str) -> Result<(), sqlx::Error> {
+    if backend_of(load) == Backend::Sqlite {
+        sqlx::query(pragma).execute(&mut **load).await?;
+    }
+    Ok(())
+}
