@@ -1,6 +1,7 @@
 //! Reference-data bootstrap (D-01): the format's JSON Schema is committed and current, a load is
 //! idempotent by tid, and a document that fails changes nothing and names the record and field.
-//! On SQLite always, on PostgreSQL too when `CORE_TEST_POSTGRES_URL` is set.
+//! On SQLite always, on PostgreSQL too when `CORE_TEST_POSTGRES_URL` is set. `format.rs` holds
+//! what the format allows: keywords in any order, and its version.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,10 @@ use core_server::{
 };
 use serde_json::{Value, json};
 use sqlx::Row;
+
+#[path = "bootstrap/format.rs"]
+mod format;
+use format::keywords_in_any_order;
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/bootstrap.schema.json");
 
@@ -377,54 +382,6 @@ async fn refuses_and_changes_nothing(database: &Database, suffix: &str) {
         error.to_string().contains("unknown field `widgets`"),
         "{error}"
     );
-    let _ = std::fs::remove_dir_all(&folder);
-}
-
-/// Keywords are written in bulk, parents first: a child may come before its parent in the
-/// document, new siblings follow the stored ones in document order, and a second load changes
-/// no order.
-async fn keywords_in_any_order(database: &Database, suffix: &str) {
-    let folder = folder(&format!("order{}", suffix.len()));
-    let root = format!("/Order{suffix}");
-    let load = |keywords: Value| {
-        let file = write(&folder, &json!({ "keywords": keywords }));
-        async move { bootstrap::load_file(database, &file).await }
-    };
-    load(json!([{"path": root}, {"path": format!("{root}/A")}]))
-        .await
-        .expect("the first load");
-    let second = json!([
-        {"path": format!("{root}/C/x"), "names": {"de_DE": "x (de)"}},
-        {"path": format!("{root}/B")},
-        {"path": format!("{root}/C")}
-    ]);
-    for _ in 0..2 {
-        load(second.clone())
-            .await
-            .expect("a child before its parent");
-        for (path, order) in [("A", 1), ("B", 2), ("C", 3), ("C/x", 1)] {
-            assert_eq!(
-                count(
-                    database,
-                    "SELECT CAST(order_number AS BIGINT) FROM keywords WHERE path = $1",
-                    &format!("{root}/{path}")
-                )
-                .await,
-                order,
-                "{path}"
-            );
-        }
-        assert_eq!(
-            count(
-                database,
-                "SELECT COUNT(*) FROM keywords c JOIN keywords p ON p.id = c.parent_id \
-                 JOIN keyword_names n ON n.keyword_id = c.id WHERE p.path = $1",
-                &format!("{root}/C")
-            )
-            .await,
-            1
-        );
-    }
     let _ = std::fs::remove_dir_all(&folder);
 }
 

@@ -45,6 +45,7 @@ mod peos;
 mod products;
 pub mod progress;
 mod registry;
+mod version;
 
 pub use access::{Role, Token};
 pub use assets::{Asset, AssetVersion, Content, Preview};
@@ -57,11 +58,17 @@ pub use locales::Locale;
 pub use peos::Peo;
 pub use products::{Product, ProductAsset};
 pub use registry::AttributeDefinition;
+pub use version::FORMAT_VERSION;
 
 /// A bootstrap document.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Bootstrap {
+    /// The version of the format the document is written in (1 when absent); a core-server
+    /// refuses a document of a version newer than it reads.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub format_version: Option<u32>,
     /// Locales, by `tid` (`<language>_<COUNTRY>`).
     #[serde(default)]
     pub locales: Vec<Locale>,
@@ -135,6 +142,17 @@ pub enum BootstrapError {
         /// What serde found, with line and column.
         message: String,
     },
+    /// The document is written in a newer version of the format than this core-server reads.
+    #[error(
+        "{path}: written in format version {version}, and this core-server reads versions up to \
+         {FORMAT_VERSION}: import it with a newer core-server"
+    )]
+    NewerFormat {
+        /// The file.
+        path: String,
+        /// The document's `formatVersion`.
+        version: u64,
+    },
     /// A record fails a check.
     #[error("{record}: {field}: {problem}")]
     Invalid {
@@ -195,6 +213,7 @@ pub async fn load_file_reporting(
         path: shown.clone(),
         source,
     })?;
+    version::newer(&text, &shown)?;
     let document: Bootstrap =
         serde_json::from_str(&text).map_err(|error| BootstrapError::Format {
             path: shown,
@@ -276,6 +295,7 @@ pub async fn load_reporting(
 /// Checks what can be checked before writing: formats, lengths, allowed values, references
 /// within the document or to records the document declares, duplicates; kind by kind.
 fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
+    version::check(document)?;
     let mut checks = Checks::of(document);
     locales::check(document, &mut checks)?;
     registry::check(document, &mut checks)?;

@@ -1,0 +1,113 @@
+//! What the format allows: keywords whose parents come anywhere in the document, and a version
+//! a newer document is refused by.
+
+use core_server::{bootstrap, storage::Database};
+use serde_json::{Value, json};
+
+use super::{count, folder, write};
+
+/// Keywords are written in bulk, parents first: a child may come before its parent in the
+/// document, new siblings follow the stored ones in document order, and a second load changes
+/// no order.
+pub(crate) async fn keywords_in_any_order(database: &Database, suffix: &str) {
+    let folder = folder(&format!("order{}", suffix.len()));
+    let root = format!("/Order{suffix}");
+    let load = |keywords: Value| {
+        let file = write(&folder, &json!({ "keywords": keywords }));
+        async move { bootstrap::load_file(database, &file).await }
+    };
+    load(json!([{"path": root}, {"path": format!("{root}/A")}]))
+        .await
+        .expect("the first load");
+    let second = json!([
+        {"path": format!("{root}/C/x"), "names": {"de_DE": "x (de)"}},
+        {"path": format!("{root}/B")},
+        {"path": format!("{root}/C")}
+    ]);
+    for _ in 0..2 {
+        load(second.clone())
+            .await
+            .expect("a child before its parent");
+        for (path, order) in [("A", 1), ("B", 2), ("C", 3), ("C/x", 1)] {
+            assert_eq!(
+                count(
+                    database,
+                    "SELECT CAST(order_number AS BIGINT) FROM keywords WHERE path = $1",
+                    &format!("{root}/{path}")
+                )
+                .await,
+                order,
+                "{path}"
+            );
+        }
+        assert_eq!(
+            count(
+                database,
+                "SELECT COUNT(*) FROM keywords c JOIN keywords p ON p.id = c.parent_id \
+                 JOIN keyword_names n ON n.keyword_id = c.id WHERE p.path = $1",
+                &format!("{root}/C")
+            )
+            .await,
+            1
+        );
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// A document of a newer format version is refused whole, with what to do, even when it holds
+/// fields this version does not know; the version this core-server writes loads.
+#[tokio::test]
+async fn refuses_a_newer_format_version() {
+    let database = Database::connect("sqlite::memory:").await.expect("opens");
+    let folder = folder("version");
+    let locale = json!({"tid": "sv_SE", "language": "sv", "country": "SE", "name": "Svenska"});
+    let newer = write(
+        &folder,
+        &json!({"formatVersion": 2, "locales": [locale], "futureKind": [{}]}),
+    );
+    let error = bootstrap::load_file(&database, &newer)
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: written in format version 2, and this core-server reads versions up to 1: \
+             import it with a newer core-server",
+            newer.display()
+        )
+    );
+    assert_eq!(
+        count(
+            &database,
+            "SELECT COUNT(*) FROM locales WHERE tid = $1",
+            "sv_SE"
+        )
+        .await,
+        0
+    );
+    let zero = write(&folder, &json!({"formatVersion": 0}));
+    let error = bootstrap::load_file(&database, &zero)
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        "document: formatVersion: must be 1 or more"
+    );
+    let current = write(
+        &folder,
+        &json!({"formatVersion": bootstrap::FORMAT_VERSION, "locales": [locale]}),
+    );
+    bootstrap::load_file(&database, &current)
+        .await
+        .expect("the current version loads");
+    assert_eq!(
+        count(
+            &database,
+            "SELECT COUNT(*) FROM locales WHERE tid = $1",
+            "sv_SE"
+        )
+        .await,
+        1
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
