@@ -213,12 +213,7 @@ pub async fn load_file_reporting(
         path: shown.clone(),
         source,
     })?;
-    version::newer(&text, &shown)?;
-    let document: Bootstrap =
-        serde_json::from_str(&text).map_err(|error| BootstrapError::Format {
-            path: shown,
-            message: error.to_string(),
-        })?;
+    let document = version::read(&text, &shown)?;
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_reporting(database, &document, &folder, progress).await
 }

@@ -76,15 +76,7 @@ async fn refuses_a_newer_format_version() {
             newer.display()
         )
     );
-    assert_eq!(
-        count(
-            &database,
-            "SELECT COUNT(*) FROM locales WHERE tid = $1",
-            "sv_SE"
-        )
-        .await,
-        0
-    );
+    assert_eq!(swedish(&database).await, 0);
     let zero = write(&folder, &json!({"formatVersion": 0}));
     let error = bootstrap::load_file(&database, &zero)
         .await
@@ -100,14 +92,16 @@ async fn refuses_a_newer_format_version() {
     bootstrap::load_file(&database, &current)
         .await
         .expect("the current version loads");
-    assert_eq!(
-        count(
-            &database,
-            "SELECT COUNT(*) FROM locales WHERE tid = $1",
-            "sv_SE"
-        )
-        .await,
-        1
-    );
+    assert_eq!(swedish(&database).await, 1);
     let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// How many `sv_SE` locales are stored.
+async fn swedish(database: &Database) -> i64 {
+    count(
+        database,
+        "SELECT COUNT(*) FROM locales WHERE tid = $1",
+        "sv_SE",
+    )
+    .await
 }
