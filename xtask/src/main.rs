@@ -27,8 +27,11 @@ chores:
   browser            check /docs and /redoc in headless Chromium (installed when missing)
   clients            generate Python and TypeScript clients from a demo server's document and run
                      a scenario with each
-  bench-http [--rounds N] [--seconds S] [--prism]
-                     load benchmark: core-server against a bare poem floor (and a Prism mock), with wrk";
+  bench-http [--rounds N] [--seconds S] [--database sqlite|postgres] [--postgres-url URL]
+             [--prism] [--report]
+                     load benchmark: core-server against a bare poem floor (and a Prism mock), with
+                     wrk; on PostgreSQL with 1, 2 and 4 instances; --report writes
+                     docs/benchmarks.md (both databases, large answers, import, the machine)";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {

@@ -76,14 +76,14 @@ pub fn get(address: &str, path: &str) -> Result<String> {
 }
 
 /// Starts `serve --demo` of the core-server `command` runs (a binary, or `taskset` pinning one)
-/// over a fresh SQLite file; answers the server, once healthy, and the demo's token.
-pub fn demo(command: &mut Command, database: &Path) -> Result<(Running, String)> {
+/// over the database at `database_url` (a fresh SQLite file, or a PostgreSQL schema the demo
+/// made or will make); answers the server, once healthy, and the demo's token.
+pub fn demo(command: &mut Command, database_url: &str) -> Result<(Running, String)> {
     let address = free_address()?;
     let mut server = Running::start(
         command
             .args(["serve", "--demo", "--bind", &address])
-            .arg("--database-url")
-            .arg(format!("sqlite://{}", database.display()))
+            .args(["--database-url", database_url])
             .env("CORE_LOG", "warn")
             // The chores send requests as fast as they are answered (Schemathesis, the load
             // benchmark); the rate limit has tests of its own.
@@ -117,7 +117,7 @@ pub fn built_demo(root: &Path, name: &str) -> Result<(Running, String, std::path
     std::fs::create_dir_all(&folder)?;
     let (server, token) = demo(
         &mut Command::new(root.join("target/debug/core-server")),
-        &folder.join("core.db"),
+        &format!("sqlite://{}", folder.join("core.db").display()),
     )?;
     Ok((server, token, folder))
 }

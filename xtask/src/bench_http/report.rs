@@ -1,0 +1,188 @@
+//! The benchmark's tables, and `--report`: `docs/benchmarks.md` written from what this run
+//! measured, the large answers and the import (`cargo bench --bench keywords` and `--bench
+//! import`, whose tables are taken as they print them) and the machine it ran on. Nothing in the
+//! file is typed by hand.
+
+use std::{fmt::Write as _, path::Path, process::Command};
+
+use anyhow::{Context, Result, bail};
+
+use super::{
+    Measured, Options, postgres,
+    scenarios::Scenario,
+    wrk::{CONNECTIONS, Run, spread},
+};
+
+/// The load benchmark's tables: one per target against the floor, then the medians per instance
+/// count when several were measured.
+pub fn http(
+    options: &Options,
+    scenarios: &[Scenario],
+    measured: &[Measured],
+    floor: &[Vec<Run>],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "core-server against the floor (a bare poem handler answering the same bytes): {} rounds of {} s, {CONNECTIONS} connections, wrk pinned to core 1, core-server instances to core 0 (PostgreSQL's own processes are not pinned).",
+        options.rounds, options.seconds
+    );
+    if options.postgres.is_some() {
+        let _ = writeln!(
+            out,
+            "PostgreSQL's instances all share core 0: on a machine of few cores the instance counts show what spreading the load costs, not added capacity, which needs cores of their own."
+        );
+    }
+    for target in measured {
+        let _ = writeln!(
+            out,
+            "\n### {}\n\n| scenario | rps min / median / max | p50 | p99 | floor rps min / median / max | floor p50 | floor p99 | ratio |\n|---|---|---|---|---|---|---|---|",
+            target.label
+        );
+        for ((scenario, ours), floor) in scenarios.iter().zip(&target.runs).zip(floor) {
+            let (rps, floor_rps) = (spread(ours, |run| run.rps), spread(floor, |run| run.rps));
+            let _ = writeln!(
+                out,
+                "| {} | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.3} |",
+                scenario.name,
+                rps.0,
+                rps.1,
+                rps.2,
+                spread(ours, |run| run.p50_ms).1,
+                spread(ours, |run| run.p99_ms).1,
+                floor_rps.0,
+                floor_rps.1,
+                floor_rps.2,
+                spread(floor, |run| run.p50_ms).1,
+                spread(floor, |run| run.p99_ms).1,
+                rps.1 / floor_rps.1
+            );
+        }
+    }
+    let scaled: Vec<&Measured> = measured
+        .iter()
+        .filter(|target| target.label.starts_with("PostgreSQL"))
+        .collect();
+    if scaled.len() > 1 {
+        let labels: Vec<&str> = scaled.iter().map(|target| target.label.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "\n### PostgreSQL by instance count (median rps, p50 / p99)\n\n| scenario | {} |\n|---|{}",
+            labels.join(" | "),
+            "---|".repeat(labels.len())
+        );
+        for (at, scenario) in scenarios.iter().enumerate() {
+            let cells: Vec<String> = scaled
+                .iter()
+                .map(|target| {
+                    let runs = &target.runs[at];
+                    format!(
+                        "{:.0} ({:.2} / {:.2} ms)",
+                        spread(runs, |run| run.rps).1,
+                        spread(runs, |run| run.p50_ms).1,
+                        spread(runs, |run| run.p99_ms).1
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "| {} | {} |", scenario.name, cells.join(" | "));
+        }
+    }
+    out
+}
+
+/// Measures the large answers and the import, and writes `docs/benchmarks.md`.
+pub fn write(root: &Path, postgres_url: &str, http: &str) -> Result<()> {
+    eprintln!("bench-http: large answers (cargo bench --bench keywords, 100k and 1M keywords)");
+    let large = bench(
+        root,
+        "keywords",
+        &[
+            ("CORE_BENCH_KEYWORD_SIZES", "100000,1000000"),
+            ("CORE_BENCH_WARM", "3"),
+        ],
+    )?;
+    eprintln!("bench-http: import (cargo bench --bench import, 100k and 1M keywords)");
+    let import = bench(
+        root,
+        "import",
+        &[
+            ("CORE_BENCH_IMPORT_SIZES", "100000,1000000"),
+            ("CORE_TEST_POSTGRES_URL", postgres_url),
+        ],
+    )?;
+    let mut page = String::new();
+    let _ = writeln!(
+        page,
+        "# Benchmarks\n\nWritten by `cargo xtask bench-http --report`; run it again to bring the figures up to date, never edit them by hand.\n\n## The machine\n\n{}\n## Requests under load (`cargo xtask bench-http`)\n\n{http}\n## Large answers (`cargo bench --bench keywords`)\n\n{large}\n## Import (`cargo bench --bench import`)\n\n{import}",
+        machine(root, postgres_url)
+    );
+    let path = root.join("docs/benchmarks.md");
+    std::fs::create_dir_all(root.join("docs"))?;
+    std::fs::write(&path, page.trim_end().to_string() + "\n")?;
+    eprintln!("bench-http: wrote {}", path.display());
+    Ok(())
+}
+
+/// Runs `cargo bench --bench <name>` with `variables`; answers what it printed on stdout (its
+/// table), its progress going to stderr as it comes.
+fn bench(root: &Path, name: &str, variables: &[(&str, &str)]) -> Result<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["bench", "--quiet", "-p", "core-server", "--bench", name])
+        .envs(variables.iter().copied())
+        .current_dir(root)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("cargo bench --bench {name}"))?;
+    if !output.status.success() {
+        bail!("cargo bench --bench {name} failed ({})", output.status);
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The machine, the toolchain, the databases and the commit, as a list.
+fn machine(root: &Path, postgres_url: &str) -> String {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let cpuinfo = read("/proc/cpuinfo");
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let cores = cpuinfo
+        .lines()
+        .filter(|line| line.starts_with("processor"))
+        .count();
+    let memory = read("/proc/meminfo")
+        .lines()
+        .find_map(|line| line.strip_prefix("MemTotal:"))
+        .and_then(|rest| rest.trim().trim_end_matches(" kB").parse::<f64>().ok())
+        .map_or_else(
+            || "unknown".into(),
+            |kib| format!("{:.1} GiB", kib / 1024.0 / 1024.0),
+        );
+    let run = |program: &str, arguments: &[&str]| {
+        Command::new(program)
+            .args(arguments)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".into())
+    };
+    let dirty = !run("git", &["status", "--porcelain", "--untracked-files=no"]).is_empty();
+    format!(
+        "- processor: {model}, {cores} cores; memory: {memory}; kernel: {}\n- toolchain: {}; release profile of the workspace (fat LTO)\n- PostgreSQL {} on the same machine; SQLite as bundled by sqlx\n- commit: {}{}; measured on {}\n",
+        run("uname", &["-sr"]),
+        run("rustc", &["-V"]),
+        postgres::version(postgres_url).unwrap_or_else(|_| "unknown".into()),
+        run("git", &["rev-parse", "--short", "HEAD"]),
+        if dirty {
+            " with uncommitted changes"
+        } else {
+            ""
+        },
+        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+    )
+}

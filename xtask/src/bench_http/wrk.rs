@@ -1,0 +1,181 @@
+//! The load generator: wrk (installed from Debian's packages when missing), its Lua script for a
+//! scenario, one run, and the spread of a figure over the rounds.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use anyhow::{Context, Result, bail};
+
+use super::scenarios::Scenario;
+
+/// Connections wrk keeps open, spread over its threads.
+pub const CONNECTIONS: u32 = 64;
+
+/// What wrk measured once.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// Requests per second.
+    pub rps: f64,
+    /// The median latency.
+    pub p50_ms: f64,
+    /// The 99th percentile latency.
+    pub p99_ms: f64,
+}
+
+/// The minimum, median and maximum of a figure over the rounds.
+pub fn spread(runs: &[Run], figure: impl Fn(&Run) -> f64) -> (f64, f64, f64) {
+    let mut values: Vec<f64> = runs.iter().map(figure).collect();
+    values.sort_by(f64::total_cmp);
+    match values.as_slice() {
+        [] => (f64::NAN, f64::NAN, f64::NAN),
+        [first, ..] => (*first, values[values.len() / 2], values[values.len() - 1]),
+    }
+}
+
+/// wrk: on the path, or installed from Debian's packages.
+pub fn installed() -> Result<PathBuf> {
+    let found = Path::new("/usr/bin/wrk");
+    if found.exists() {
+        return Ok(found.to_path_buf());
+    }
+    eprintln!("bench-http: installing wrk (apt-get install wrk)");
+    let installed = Command::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends", "wrk"])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status();
+    match installed {
+        Ok(status) if status.success() && found.exists() => Ok(found.to_path_buf()),
+        _ => bail!(
+            "wrk is missing and could not be installed (apt-get install wrk, as root, with Debian's package registry reachable)"
+        ),
+    }
+}
+
+/// A command run pinned to a core when `taskset` exists.
+pub fn pinned(taskset: bool, core: &str, program: &Path) -> Command {
+    if taskset {
+        let mut command = Command::new("taskset");
+        command.args(["-c", core]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+/// wrk's script for a scenario: method, headers, body. With several addresses, wrk's threads are
+/// given to them in turn (`thread.addr`), so one wrk measures every instance at once. A persist
+/// scenario makes its names unique per request and thread.
+pub fn script(scenario: &Scenario, token: &str, addresses: &[String]) -> String {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    let mut script = format!(
+        "wrk.method = \"POST\"\nwrk.headers[\"Authorization\"] = {}\nwrk.headers[\"Content-Type\"] = {}\nwrk.headers[\"Accept\"] = {}\n",
+        quoted(&format!("Bearer {token}")),
+        quoted(scenario.content_type),
+        quoted(scenario.accept)
+    );
+    if addresses.len() > 1 {
+        let ports: Vec<String> = addresses
+            .iter()
+            .map(|address| quoted(address.rsplit(':').next().unwrap_or_default()))
+            .collect();
+        script.push_str(&format!(
+            "local ports = {{{}}}\nlocal threads = 0\nsetup = function(thread)\n  threads = threads + 1\n  thread.addr = wrk.lookup(\"127.0.0.1\", ports[(threads - 1) % #ports + 1])[1]\n  thread:set(\"thread_id\", threads)\nend\n",
+            ports.join(", ")
+        ));
+    }
+    if scenario.persists {
+        script.push_str(&format!(
+            "local body = {}\nlocal counter = 0\nlocal prefix = tostring(os.time())\nrequest = function()\n  counter = counter + 1\n  local unique = string.gsub(body, \"NAME%-\", \"n\" .. prefix .. \"-\" .. tostring(thread_id or 0) .. \"-\" .. counter .. \"-\")\n  return wrk.format(nil, nil, nil, unique)\nend\n",
+            quoted(&scenario.body)
+        ));
+    } else {
+        script.push_str(&format!("wrk.body = {}\n", quoted(&scenario.body)));
+    }
+    script
+}
+
+/// How wrk is run: where it is, where it runs, its threads and the duration of a run.
+pub struct Load<'a> {
+    /// The wrk binary.
+    pub wrk: &'a Path,
+    /// Whether to pin wrk to core 1.
+    pub taskset: bool,
+    /// wrk's threads (`-t`).
+    pub threads: usize,
+    /// The duration of the run.
+    pub seconds: u32,
+}
+
+impl Load<'_> {
+    /// Runs wrk once against `address` + `path` with `script`.
+    pub fn measure(&self, script: &Path, address: &str, path: &str) -> Result<Run> {
+        let output = pinned(self.taskset, "1", self.wrk)
+            .args(["-t", &self.threads.to_string()])
+            .args(["-c", &CONNECTIONS.to_string()])
+            .args(["-d", &format!("{}s", self.seconds), "--latency", "-s"])
+            .arg(script)
+            .arg(format!("http://{address}{path}"))
+            .output()
+            .context("running wrk")?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || text.contains("Non-2xx") {
+            bail!("wrk against {address}{path}: {text}");
+        }
+        parse(&text).with_context(|| format!("wrk against {address}{path} printed: {text}"))
+    }
+}
+
+/// The figures of wrk's `--latency` output.
+fn parse(text: &str) -> Result<Run> {
+    let field = |prefix: &str| -> Option<&str> {
+        text.lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix(prefix))
+            .map(str::trim)
+    };
+    let millis = |value: &str| -> Option<f64> {
+        let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+        let number: f64 = number.parse().ok()?;
+        Some(match unit {
+            "us" => number / 1e3,
+            "ms" => number,
+            "s" => number * 1e3,
+            _ => return None,
+        })
+    };
+    Ok(Run {
+        rps: field("Requests/sec:")
+            .and_then(|value| value.parse().ok())
+            .context("no Requests/sec")?,
+        p50_ms: field("50%").and_then(millis).context("no p50")?,
+        p99_ms: field("99%").and_then(millis).context("no p99")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_figures_of_wrk() {
+        let text = "  Latency Distribution\n     50%    1.50ms\n     75%    2.00ms\n     90%    3.00ms\n     99%  120.00us\nRequests/sec:  12345.67\n";
+        let run = parse(text).map_err(|error| error.to_string());
+        let run = run.as_ref().map(|run| (run.rps, run.p50_ms, run.p99_ms));
+        assert_eq!(run, Ok((12345.67, 1.5, 0.12)));
+    }
+
+    #[test]
+    fn gives_threads_to_every_instance() {
+        let scenario = &super::super::scenarios::all()[5];
+        let addresses = ["127.0.0.1:4001".to_string(), "127.0.0.1:4002".to_string()];
+        let script = script(scenario, "t.s", &addresses);
+        assert!(
+            script.contains("local ports = {\"4001\", \"4002\"}"),
+            "{script}"
+        );
+        assert!(script.contains("tostring(thread_id or 0)"), "{script}");
+        assert!(!super::script(scenario, "t.s", &addresses[..1]).contains("setup"));
+    }
+}
