@@ -61,6 +61,10 @@ pub(crate) async fn insert_keywords(
     rows: &[KeywordRow<'_>],
     now: &str,
 ) -> Result<Vec<i64>, sqlx::Error> {
+    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
+    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
+    // hash join over a sequential scan of the whole table for every chunk, since the statistics
+    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
     let insert = match backend_of(load) {
         Backend::Sqlite => sql!(sqlite:
             "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
@@ -78,7 +82,7 @@ pub(crate) async fn insert_keywords(
              ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
              + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i), $2 \
              FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
-             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path) \
+             WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL \
              ON CONFLICT (path) DO NOTHING"
         ),
     };
@@ -96,9 +100,9 @@ pub(crate) async fn insert_keywords(
              LEFT JOIN keywords k ON k.path = j.value"
         ),
         Backend::Postgres => sql!(postgres:
-            "SELECT CAST(COALESCE(json_agg(k.id ORDER BY j.i), '[]') AS TEXT) AS ids \
-             FROM jsonb_array_elements_text(CAST($1 AS JSONB)) WITH ORDINALITY AS j(path, i) \
-             LEFT JOIN keywords k ON k.path = j.path"
+            "SELECT CAST(COALESCE(json_agg((SELECT k.id FROM keywords k WHERE k.path = j.path) \
+             ORDER BY j.i), '[]') AS TEXT) AS ids \
+             FROM jsonb_array_elements_text(CAST($1 AS JSONB)) WITH ORDINALITY AS j(path, i)"
         ),
     };
     let ids: String = sqlx::query_scalar(select)
@@ -159,9 +163,10 @@ pub(crate) async fn replace_keyword_assets(
              WHERE true ON CONFLICT DO NOTHING"
         ),
         Backend::Postgres => sql!(postgres:
-            "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT r.k, s.id \
-             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, a TEXT) \
-             JOIN assets s ON s.tid = r.a ON CONFLICT DO NOTHING"
+            "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT l.k, l.a FROM \
+             (SELECT r.k, (SELECT s.id FROM assets s WHERE s.tid = r.a) AS a \
+             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, a TEXT)) l \
+             WHERE l.a IS NOT NULL ON CONFLICT DO NOTHING"
         ),
     };
     sqlx::query(insert).bind(json).execute(&mut **load).await?;
