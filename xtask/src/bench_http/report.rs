@@ -24,7 +24,7 @@ pub fn http(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "core-server against the floor (a bare poem handler answering the same bytes): {} rounds of {} s, {CONNECTIONS} connections, wrk pinned to core 1, core-server instances to core 0 (PostgreSQL's own processes are not pinned).",
+        "core-server against the floor (a bare poem handler answering the same bytes): {} rounds of {} s, {CONNECTIONS} connections, wrk pinned to core 1, core-server instances to core 0 (PostgreSQL's own processes are not pinned). \"failed\" counts answers other than 2xx and socket errors (timeouts, after 2 s) over the rounds; a run where more than 1% fail stops the benchmark.",
         options.rounds, options.seconds
     );
     if options.postgres.is_some() {
@@ -36,14 +36,14 @@ pub fn http(
     for target in measured {
         let _ = writeln!(
             out,
-            "\n### {}\n\n| scenario | rps min / median / max | p50 | p99 | floor rps min / median / max | floor p50 | floor p99 | ratio |\n|---|---|---|---|---|---|---|---|",
+            "\n### {}\n\n| scenario | rps min / median / max | p50 | p99 | floor rps min / median / max | floor p50 | floor p99 | ratio | failed |\n|---|---|---|---|---|---|---|---|---|",
             target.label
         );
         for ((scenario, ours), floor) in scenarios.iter().zip(&target.runs).zip(floor) {
             let (rps, floor_rps) = (spread(ours, |run| run.rps), spread(floor, |run| run.rps));
             let _ = writeln!(
                 out,
-                "| {} | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.3} |",
+                "| {} | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.0} / {:.0} / {:.0} | {:.2} ms | {:.2} ms | {:.3} | {} of {} |",
                 scenario.name,
                 rps.0,
                 rps.1,
@@ -55,7 +55,9 @@ pub fn http(
                 floor_rps.2,
                 spread(floor, |run| run.p50_ms).1,
                 spread(floor, |run| run.p99_ms).1,
-                rps.1 / floor_rps.1
+                rps.1 / floor_rps.1,
+                ours.iter().map(|run| run.errors).sum::<u64>(),
+                ours.iter().map(|run| run.requests).sum::<u64>(),
             );
         }
     }
