@@ -9,12 +9,12 @@ use core_server::{
     repr::Limits,
     server,
     settings::{
-        DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_TIMEOUT_SECONDS,
-        DEFAULT_DATABASE_URL, DEFAULT_DEMO_DATABASE_URL, DEFAULT_HEADER_TIMEOUT_SECONDS,
-        DEFAULT_IDEMPOTENCY_RETENTION_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS,
-        DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST, DEFAULT_RATE_LIMIT,
-        DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS, DEFAULT_SOURCE_ENV,
-        RateLimit, Settings,
+        DEFAULT_BIND, DEFAULT_BODY_TIMEOUT_SECONDS, DEFAULT_DATABASE_CONNECTIONS,
+        DEFAULT_DATABASE_TIMEOUT_SECONDS, DEFAULT_DATABASE_URL, DEFAULT_DEMO_DATABASE_URL,
+        DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_IDEMPOTENCY_RETENTION_SECONDS,
+        DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST,
+        DEFAULT_RATE_LIMIT, DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS,
+        DEFAULT_SOURCE_ENV, RateLimit, Settings,
     },
     storage::Database,
 };
@@ -153,6 +153,11 @@ struct ServeArgs {
     /// it is answered 503 with `Retry-After`.
     #[arg(long, env = "CORE_DATABASE_TIMEOUT", default_value_t = DEFAULT_DATABASE_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
     database_timeout: u64,
+    /// The most connections the server opens to PostgreSQL, half for reads and half for
+    /// writes; several instances together must stay below the server's `max_connections`.
+    /// SQLite always has four readers and one writer.
+    #[arg(long, env = "CORE_DATABASE_CONNECTIONS", default_value_t = DEFAULT_DATABASE_CONNECTIONS, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    database_connections: u32,
     /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
     /// `token` (any valid bearer token) or `open`.
     #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
@@ -344,6 +349,7 @@ impl ServeArgs {
                 burst: self.rate_burst,
             },
             database_timeout: Duration::from_secs(self.database_timeout),
+            database_connections: self.database_connections,
             sqlite_max_pages: None,
             metrics_access: self.metrics_access,
             idempotency_retention: Duration::from_secs(self.idempotency_retention),

@@ -84,6 +84,7 @@ pub const MAX_STREAMS: u32 = 32;
 pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
     let options = crate::storage::Options {
         timeout: settings.database_timeout,
+        postgres_connections: settings.database_connections,
         sqlite_max_pages: settings.sqlite_max_pages,
     };
     let database = Database::connect_with(&settings.database_url, options).await?;

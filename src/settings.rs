@@ -43,6 +43,8 @@ pub struct Settings {
     pub rate_limit: RateLimit,
     /// How long a request waits for the database before it is answered 503 (D-37).
     pub database_timeout: Duration,
+    /// The most connections the server opens to PostgreSQL, reads and writes together (D-37).
+    pub database_connections: u32,
     /// The most pages an SQLite database file may grow to, so that tests can fill it like a full
     /// disk. Only code sets it; no flag does.
     pub sqlite_max_pages: Option<u64>,
@@ -159,6 +161,9 @@ pub const DEFAULT_RATE_LIMIT: u32 = 100;
 pub const DEFAULT_RATE_BURST: u32 = 200;
 /// The default time a request waits for the database, in seconds (D-37).
 pub const DEFAULT_DATABASE_TIMEOUT_SECONDS: u64 = 5;
+/// The default number of connections an instance opens to PostgreSQL: eight for reads, eight
+/// for writes (D-37).
+pub const DEFAULT_DATABASE_CONNECTIONS: u32 = 16;
 /// The default time an `Idempotency-Key`'s answer is kept, in seconds: 24 hours (D-14).
 pub const DEFAULT_IDEMPOTENCY_RETENTION_SECONDS: u64 = 24 * 60 * 60;
 
@@ -183,6 +188,7 @@ impl Settings {
             max_connections: DEFAULT_MAX_CONNECTIONS as usize,
             rate_limit: RateLimit::default(),
             database_timeout: Duration::from_secs(DEFAULT_DATABASE_TIMEOUT_SECONDS),
+            database_connections: DEFAULT_DATABASE_CONNECTIONS,
             sqlite_max_pages: None,
             metrics_access: MetricsAccess::default(),
             idempotency_retention: Duration::from_secs(DEFAULT_IDEMPOTENCY_RETENTION_SECONDS),

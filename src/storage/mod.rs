@@ -101,6 +101,9 @@ pub struct Options {
     /// How long a request waits for a connection (and on SQLite for the write lock) before the
     /// database counts as unavailable (D-37).
     pub timeout: Duration,
+    /// The most connections to PostgreSQL, half for reads and half for writes (at least one
+    /// each); SQLite has its own fixed pools.
+    pub postgres_connections: u32,
     /// The most pages an SQLite file may grow to (`PRAGMA max_page_count`): a full disk, for
     /// tests.
     pub sqlite_max_pages: Option<u64>,
@@ -110,6 +113,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             timeout: Duration::from_secs(crate::settings::DEFAULT_DATABASE_TIMEOUT_SECONDS),
+            postgres_connections: crate::settings::DEFAULT_DATABASE_CONNECTIONS,
             sqlite_max_pages: None,
         }
     }
@@ -128,10 +132,16 @@ pub struct Database {
 /// How many connections each pool opens at most: (reads, writes). SQLite has one writer at a
 /// time, so writers queue for its one write connection; in-memory SQLite exists per connection,
 /// so it has exactly one, shared.
-fn pool_sizes(backend: Backend) -> (u32, u32) {
+fn pool_sizes(backend: Backend, options: &Options) -> (u32, u32) {
     match backend {
         Backend::Sqlite => (4, 1),
-        Backend::Postgres => (8, 8),
+        Backend::Postgres => {
+            let readers = (options.postgres_connections / 2).max(1);
+            (
+                readers,
+                options.postgres_connections.saturating_sub(readers).max(1),
+            )
+        }
     }
 }
 
@@ -147,7 +157,7 @@ impl Database {
     pub async fn connect_with(url: &str, options: Options) -> Result<Database, StorageError> {
         sqlx::any::install_default_drivers();
         let (backend, url) = url::prepare(url)?;
-        let (readers, writers) = pool_sizes(backend);
+        let (readers, writers) = pool_sizes(backend, &options);
         let database = if backend == Backend::Sqlite && url.contains(":memory:") {
             let pool = pool_options(backend, options, Role::Shared, 1)
                 .connect(&url)
@@ -515,5 +525,21 @@ mod tests {
             "2000-02-29T23:59:59.000Z"
         );
         assert_eq!(now_utc().len(), 24);
+    }
+
+    #[test]
+    fn postgres_connections_are_shared_by_reads_and_writes() {
+        let sizes = |connections| {
+            let options = Options {
+                postgres_connections: connections,
+                ..Options::default()
+            };
+            pool_sizes(Backend::Postgres, &options)
+        };
+        assert_eq!(sizes(16), (8, 8));
+        assert_eq!(sizes(5), (2, 3));
+        assert_eq!(sizes(2), (1, 1));
+        assert_eq!(sizes(1), (1, 1));
+        assert_eq!(pool_sizes(Backend::Sqlite, &Options::default()), (4, 1));
     }
 }

@@ -111,6 +111,14 @@ pub struct Measured {
     pub runs: Vec<Vec<Run>>,
 }
 
+/// The servers a run started, the targets they make and the demo's token.
+struct Started {
+    /// Kept running until the measurements end.
+    servers: Vec<Running>,
+    targets: Vec<Target>,
+    token: String,
+}
+
 /// Runs the benchmark.
 pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     let options = Options::parse(arguments)?;
@@ -125,57 +133,22 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
         std::fs::remove_dir_all(&folder)?;
     }
     std::fs::create_dir_all(&folder)?;
-    let core_server = root.join("target/release/core-server");
-    let mut servers: Vec<Running> = Vec::new();
-    let mut targets = Vec::new();
-    let mut token = String::new();
-    if options.sqlite {
-        for name in ["read", "write"] {
-            let url = format!("sqlite://{}", folder.join(format!("{name}.db")).display());
-            let (running, demo_token) =
-                server::demo(&mut pinned(taskset, "0", &core_server), &url)?;
-            servers.push(running);
-            token = demo_token;
-        }
-        targets.push(Target {
-            label: "SQLite, 1 instance".into(),
-            reads: vec![servers[0].address.clone()],
-            writes: vec![servers[1].address.clone()],
-            threads: 1,
-        });
-    }
-    if let Some(base) = &options.postgres {
-        let started = postgres::start(base, &core_server, taskset, INSTANCES[INSTANCES.len() - 1])?;
-        for count in INSTANCES {
-            let addresses = |set: &[Running]| -> Vec<String> {
-                set.iter()
-                    .take(count)
-                    .map(|running| running.address.clone())
-                    .collect()
-            };
-            targets.push(Target {
-                label: format!(
-                    "PostgreSQL, {count} instance{}",
-                    if count == 1 { "" } else { "s" }
-                ),
-                reads: addresses(&started.readers),
-                writes: addresses(&started.writers),
-                threads: POSTGRES_THREADS,
-            });
-        }
-        token = started.token;
-        servers.extend(started.readers);
-        servers.extend(started.writers);
-    }
+    let started = start(
+        &options,
+        &root.join("target/release/core-server"),
+        &folder,
+        taskset,
+    )?;
     let scenarios = scenarios::all();
-    let floor = floor(root, &folder, taskset, &targets[0], &token, &scenarios)?;
+    let floor = floor(root, &folder, taskset, &started, &scenarios)?;
     let load = |threads| Load {
         wrk: &wrk,
         taskset,
         threads,
         seconds: options.seconds,
     };
-    let mut measured: Vec<Measured> = targets
+    let mut measured: Vec<Measured> = started
+        .targets
         .iter()
         .map(|target| Measured {
             label: target.label.clone(),
@@ -186,49 +159,95 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     for round in 1..=options.rounds {
         eprintln!("bench-http: round {round} of {}", options.rounds);
         for (at, scenario) in scenarios.iter().enumerate() {
-            for (target, into) in targets.iter().zip(&mut measured) {
-                let addresses = if scenario.persists {
-                    &target.writes
-                } else {
-                    &target.reads
-                };
+            for (target, into) in started.targets.iter().zip(&mut measured) {
+                let addresses = target.addresses(scenario);
                 let script = folder.join(format!("scenario-{at}.lua"));
-                std::fs::write(&script, wrk::script(scenario, &token, addresses))?;
+                std::fs::write(&script, wrk::script(scenario, &started.token, addresses))?;
                 let run = load(target.threads).measure(&script, &addresses[0], scenario.path)?;
                 into.runs[at].push(run);
             }
             let script = folder.join(format!("floor-{at}.lua"));
-            std::fs::write(&script, wrk::script(scenario, &token, &[]))?;
-            floor_runs[at].push(load(1).measure(
-                &script,
-                &floor.address,
-                &format!("/floor/{at}"),
-            )?);
+            std::fs::write(&script, wrk::script(scenario, &started.token, &[]))?;
+            let path = format!("/floor/{at}");
+            floor_runs[at].push(load(1).measure(&script, &floor.address, &path)?);
         }
     }
-    drop((servers, floor));
+    let token = started.token.clone();
+    drop((started, floor));
     let table = report::http(&options, &scenarios, &measured, &floor_runs);
     println!("{table}");
     if options.prism {
         let ours = wrk::spread(&measured[0].runs[0], |run| run.rps).1;
-        println!(
-            "{}",
-            prism::compare(
-                root,
-                &load(1),
-                options.rounds,
-                &folder,
-                &scenarios[0],
-                &token,
-                ours
-            )?
-        );
+        let rounds = options.rounds;
+        let compared =
+            prism::compare(root, &load(1), rounds, &folder, &scenarios[0], &token, ours)?;
+        println!("{compared}");
     }
     if options.report {
         let base = options.postgres.as_deref().unwrap_or_default();
         report::write(root, base, &table)?;
     }
     Ok(())
+}
+
+impl Target {
+    /// Where a scenario's requests go: the writers for a persist, the readers otherwise.
+    fn addresses(&self, scenario: &Scenario) -> &[String] {
+        if scenario.persists {
+            &self.writes
+        } else {
+            &self.reads
+        }
+    }
+}
+
+/// Starts core-server on the demo: on SQLite a reader and a writer, each on a file of its own in
+/// `folder`; on PostgreSQL the most instances measured of each, on schemas of their own.
+fn start(options: &Options, core_server: &Path, folder: &Path, taskset: bool) -> Result<Started> {
+    let mut started = Started {
+        servers: Vec::new(),
+        targets: Vec::new(),
+        token: String::new(),
+    };
+    if options.sqlite {
+        for name in ["read", "write"] {
+            let url = format!("sqlite://{}", folder.join(format!("{name}.db")).display());
+            let (running, token) = server::demo(&mut pinned(taskset, "0", core_server), &url)?;
+            started.servers.push(running);
+            started.token = token;
+        }
+        started.targets.push(Target {
+            label: "SQLite, 1 instance".into(),
+            reads: vec![started.servers[0].address.clone()],
+            writes: vec![started.servers[1].address.clone()],
+            threads: 1,
+        });
+    }
+    if let Some(base) = &options.postgres {
+        let most = INSTANCES[INSTANCES.len() - 1];
+        let instances = postgres::start(base, core_server, taskset, most)?;
+        let addresses = |set: &[Running], count| -> Vec<String> {
+            set.iter()
+                .take(count)
+                .map(|running| running.address.clone())
+                .collect()
+        };
+        for count in INSTANCES {
+            started.targets.push(Target {
+                label: format!(
+                    "PostgreSQL, {count} instance{}",
+                    if count == 1 { "" } else { "s" }
+                ),
+                reads: addresses(&instances.readers, count),
+                writes: addresses(&instances.writers, count),
+                threads: POSTGRES_THREADS,
+            });
+        }
+        started.token = instances.token;
+        started.servers.extend(instances.readers);
+        started.servers.extend(instances.writers);
+    }
+    Ok(started)
 }
 
 /// Builds core-server and the floor in release.
@@ -258,18 +277,13 @@ fn floor(
     root: &Path,
     folder: &Path,
     taskset: bool,
-    target: &Target,
-    token: &str,
+    started: &Started,
     scenarios: &[Scenario],
 ) -> Result<Running> {
+    let target = started.targets.first().context("no server to measure")?;
     let mut answers = Vec::new();
     for (at, scenario) in scenarios.iter().enumerate() {
-        let address = if scenario.persists {
-            &target.writes[0]
-        } else {
-            &target.reads[0]
-        };
-        let (status, body) = scenario.send(address, token)?;
+        let (status, body) = scenario.send(&target.addresses(scenario)[0], &started.token)?;
         if status != 200 {
             bail!("{}: core-server answered {status}: {body}", scenario.name);
         }

@@ -12,6 +12,9 @@ use super::wrk::pinned;
 /// The schemas the benchmark makes, drops and makes again on every run.
 const SCHEMAS: [&str; 2] = ["bench_http_read", "bench_http_write"];
 
+/// The connections each instance opens to PostgreSQL (`--database-connections`).
+pub const CONNECTIONS: u32 = 8;
+
 /// The instances on one PostgreSQL database: readers on one schema, writers on another (the
 /// persist scenario grows its data), started on the demo catalogue.
 pub struct Instances {
@@ -41,7 +44,11 @@ pub fn start(base: &str, core_server: &Path, taskset: bool, count: usize) -> Res
         let mut set = Vec::new();
         // The first instance loads the demo; the others find it loaded.
         for _ in 0..count {
-            let (running, demo_token) = server::demo(&mut pinned(taskset, "0", core_server), url)?;
+            let mut command = pinned(taskset, "0", core_server);
+            // Eight processes at 16 connections each would pass PostgreSQL's default
+            // `max_connections` (100): the last ones would answer 503.
+            command.env("CORE_DATABASE_CONNECTIONS", CONNECTIONS.to_string());
+            let (running, demo_token) = server::demo(&mut command, url)?;
             set.push(running);
             token = demo_token;
         }

@@ -30,7 +30,8 @@ pub fn http(
     if options.postgres.is_some() {
         let _ = writeln!(
             out,
-            "PostgreSQL's instances all share core 0: on a machine of few cores the instance counts show what spreading the load costs, not added capacity, which needs cores of their own."
+            "PostgreSQL's instances (readers on one schema, writers on another, {} connections each) all share core 0: on a machine of few cores the instance counts show what spreading the load costs, not added capacity, which needs cores of their own.",
+            postgres::CONNECTIONS
         );
     }
     for target in measured {
