@@ -22,11 +22,7 @@ struct Imported {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::var("CORE_BENCH_IMPORT_SIZES")
-        .unwrap_or_else(|_| "100000,1000000".to_string())
-        .split(',')
-        .filter_map(|size| size.trim().parse().ok())
-        .collect();
+    let sizes = support::sizes("CORE_BENCH_IMPORT_SIZES", "100000,1000000");
     let postgres = std::env::var("CORE_TEST_POSTGRES_URL").ok();
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let mut rows = Vec::new();

@@ -48,11 +48,7 @@ const FORMS: [(&str, &str); 3] = [
 const RETRIEVE: &str = "/api/core/v1/common/keywords/retrieve";
 
 fn main() {
-    let sizes: Vec<usize> = std::env::var("CORE_BENCH_KEYWORD_SIZES")
-        .unwrap_or_else(|_| "100000".to_string())
-        .split(',')
-        .filter_map(|size| size.trim().parse().ok())
-        .collect();
+    let sizes = support::sizes("CORE_BENCH_KEYWORD_SIZES", "100000");
     let warm: usize = std::env::var("CORE_BENCH_WARM")
         .ok()
         .and_then(|count| count.parse().ok())

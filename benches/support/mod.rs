@@ -216,6 +216,16 @@ pub fn median_and_fastest(times: &mut [Duration]) -> (Duration, Duration) {
     (times[times.len() / 2], times[0])
 }
 
+/// The sizes a benchmark runs at: the comma-separated list in the variable `name`, else
+/// `default`.
+pub fn sizes(name: &str, default: &str) -> Vec<usize> {
+    std::env::var(name)
+        .unwrap_or_else(|_| default.to_string())
+        .split(',')
+        .filter_map(|size| size.trim().parse().ok())
+        .collect()
+}
+
 /// A keyword tree: ten roots, ten children per keyword, breadth first, `count` in all, each named
 /// in two locales; the benchmark's token.
 pub fn keyword_tree(count: usize) -> serde_json::Value {
