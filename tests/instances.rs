@@ -2,8 +2,8 @@
 //! machine runs them behind a load balancer: 16 writers spread over three instances create
 //! keywords (many of them racing for the same paths); no item is lost, no id or path is stored
 //! twice, every record agrees with what retrieve shows on every instance, and a token revoked
-//! beside them is refused by every instance within the bound of D-02. Runs when
-//! `CORE_TEST_POSTGRES_URL` is set.
+//! beside them is refused by every instance within the bound of D-02; an instance opens no more
+//! connections than `--database-connections` says. Runs when `CORE_TEST_POSTGRES_URL` is set.
 
 mod support;
 
@@ -321,4 +321,36 @@ async fn crossing_batches_on_two_instances_deadlock_and_are_run_again() {
     drop(instances);
     let _ = core_server::testing::drop_postgres_schema(&database).await;
     assert!(seen, "the crossing batches never deadlocked");
+}
+
+/// `--database-connections` bounds the connections an instance opens to PostgreSQL, so that the
+/// instances on one server can be kept below its `max_connections` (D-37): `/metrics` states the
+/// pools' most, 16 by default.
+#[tokio::test]
+async fn an_instance_opens_at_most_its_database_connections() {
+    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: the connections test did not run");
+        return;
+    };
+    let url = core_server::testing::fresh_postgres_schema(&base)
+        .await
+        .expect("a fresh schema");
+    let scrape = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    for (arguments, most) in [(&[][..], 16.0), (&["--database-connections", "4"][..], 4.0)] {
+        let (server, address) = support::serve_with(&url, arguments);
+        let (status, body) = exchange(&address, scrape);
+        assert_eq!(status, 200, "{body}");
+        let stated: Option<f64> = body.lines().find_map(|line| {
+            line.strip_prefix(r#"core_database_connections{state="max"}"#)?
+                .trim()
+                .parse()
+                .ok()
+        });
+        assert_eq!(stated, Some(most), "{arguments:?}: {body}");
+        drop(server);
+    }
+    let database = core_server::storage::Database::connect(&url)
+        .await
+        .expect("opens");
+    let _ = core_server::testing::drop_postgres_schema(&database).await;
 }
