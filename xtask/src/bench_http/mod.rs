@@ -253,23 +253,13 @@ fn start(options: &Options, core_server: &Path, folder: &Path, taskset: bool) ->
 /// Builds core-server and the floor in release.
 fn build(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let built = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "core-server",
-            "-p",
-            "bench-floor",
-        ])
-        .current_dir(root)
-        .status()
-        .context("cargo build --release")?;
-    if !built.success() {
-        bail!("cargo build --release failed");
-    }
-    Ok(())
+    crate::python::status(
+        Command::new(cargo)
+            .args(["build", "--release", "--quiet", "-p", "core-server"])
+            .args(["-p", "bench-floor"])
+            .current_dir(root),
+        "cargo build --release",
+    )
 }
 
 /// Starts the floor answering, at `/floor/<n>`, what the first target answered scenario `n`.
