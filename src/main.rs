@@ -14,7 +14,7 @@ use core_server::{
         DEFAULT_HEADER_TIMEOUT_SECONDS, DEFAULT_IDEMPOTENCY_RETENTION_SECONDS,
         DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RATE_BURST,
         DEFAULT_RATE_LIMIT, DEFAULT_SEND_TIMEOUT_SECONDS, DEFAULT_SHUTDOWN_GRACE_SECONDS,
-        DEFAULT_SOURCE_ENV, RateLimit, Settings,
+        DEFAULT_SOURCE_ENV, DEFAULT_STREAM_TIMEOUT_SECONDS, RateLimit, Settings,
     },
     storage::Database,
 };
@@ -158,6 +158,11 @@ struct ServeArgs {
     /// SQLite always has four readers and one writer.
     #[arg(long, env = "CORE_DATABASE_CONNECTIONS", default_value_t = DEFAULT_DATABASE_CONNECTIONS, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     database_connections: u32,
+    /// Seconds a streamed answer (keywords retrieve) may keep reading its database statement;
+    /// a client that takes it more slowly is cut off, so that no reader holds a snapshot open
+    /// longer (it delays SQLite's checkpoints and PostgreSQL's vacuum).
+    #[arg(long, env = "CORE_STREAM_TIMEOUT", default_value_t = DEFAULT_STREAM_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    stream_timeout: u64,
     /// Who may read `GET /metrics`: `loopback` (clients on this machine; the default),
     /// `token` (any valid bearer token) or `open`.
     #[arg(long, env = "CORE_METRICS_ACCESS", default_value = "loopback")]
@@ -350,6 +355,7 @@ impl ServeArgs {
             },
             database_timeout: Duration::from_secs(self.database_timeout),
             database_connections: self.database_connections,
+            stream_timeout: Duration::from_secs(self.stream_timeout),
             sqlite_max_pages: None,
             metrics_access: self.metrics_access,
             idempotency_retention: Duration::from_secs(self.idempotency_retention),

@@ -86,6 +86,7 @@ pub async fn start(settings: Settings) -> Result<RunningServer, ServeError> {
         timeout: settings.database_timeout,
         postgres_connections: settings.database_connections,
         sqlite_max_pages: settings.sqlite_max_pages,
+        stream_timeout: settings.stream_timeout,
     };
     let database = Database::connect_with(&settings.database_url, options).await?;
     let mut demo_token = None;

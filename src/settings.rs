@@ -45,6 +45,8 @@ pub struct Settings {
     pub database_timeout: Duration,
     /// The most connections the server opens to PostgreSQL, reads and writes together (D-37).
     pub database_connections: u32,
+    /// How long a streamed answer may keep reading its one statement (D-59).
+    pub stream_timeout: Duration,
     /// The most pages an SQLite database file may grow to, so that tests can fill it like a full
     /// disk. Only code sets it; no flag does.
     pub sqlite_max_pages: Option<u64>,
@@ -164,6 +166,8 @@ pub const DEFAULT_DATABASE_TIMEOUT_SECONDS: u64 = 5;
 /// The default number of connections an instance opens to PostgreSQL: eight for reads, eight
 /// for writes (D-37).
 pub const DEFAULT_DATABASE_CONNECTIONS: u32 = 16;
+/// The default time a streamed answer may keep reading its statement, in seconds (D-59).
+pub const DEFAULT_STREAM_TIMEOUT_SECONDS: u64 = 300;
 /// The default time an `Idempotency-Key`'s answer is kept, in seconds: 24 hours (D-14).
 pub const DEFAULT_IDEMPOTENCY_RETENTION_SECONDS: u64 = 24 * 60 * 60;
 
@@ -188,6 +192,7 @@ impl Settings {
             max_connections: DEFAULT_MAX_CONNECTIONS as usize,
             rate_limit: RateLimit::default(),
             database_timeout: Duration::from_secs(DEFAULT_DATABASE_TIMEOUT_SECONDS),
+            stream_timeout: Duration::from_secs(DEFAULT_STREAM_TIMEOUT_SECONDS),
             database_connections: DEFAULT_DATABASE_CONNECTIONS,
             sqlite_max_pages: None,
             metrics_access: MetricsAccess::default(),

@@ -3,7 +3,7 @@
 
 use core_api::{tables, types};
 use core_api_support::{
-    Binary, Described, Field, Host, Kind, Node, Operation, Representation, Type,
+    Binary, Described, Field, Host, Kind, Node, Operation, Representation, Streamed, Type,
 };
 use poem::{
     Body, Request, Response,
@@ -12,7 +12,7 @@ use poem::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 
-use super::{binary, limit, negotiate};
+use super::{binary, limit, negotiate, stream};
 use crate::{
     error::ApiError,
     repr::{DecodeError, Problem, path::Path, tree},
@@ -125,6 +125,18 @@ impl Host for Service {
             answer = answer.header(crate::modules::idempotency::REPLAYED_HEADER, "true");
         }
         Ok(answer.body(bytes))
+    }
+
+    async fn respond_stream<T, I>(
+        &self,
+        context: &Context,
+        value: Streamed<T, I, ApiError>,
+    ) -> Result<Response, ApiError>
+    where
+        T: Serialize + Described + Send + 'static,
+        I: Serialize + Described + Send + 'static,
+    {
+        stream::respond(self, context, value).await
     }
 
     fn respond_binary(&self, context: &Context, value: Binary) -> Result<Response, ApiError> {

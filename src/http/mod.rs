@@ -10,3 +10,4 @@ pub mod limit;
 pub mod listen;
 pub mod negotiate;
 pub mod observe;
+mod stream;

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod error;
 pub mod json;
 pub mod path;
+pub mod stream;
 pub mod text;
 pub mod tree;
 pub mod xml;

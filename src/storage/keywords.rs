@@ -3,8 +3,9 @@
 //!
 //! A subtree is read from the parent index, one generation after the other down to the level a
 //! request asks (a recursive statement): its cost is the answer's size, whatever the size of the
-//! tree around it (D-37). The whole tree at every level is the whole table, read as stored. Paths are stored whole, so a keyword is found by its path in one index
-//! lookup.
+//! tree around it (D-37). It is one statement with the names and links of each keyword, in
+//! depth-first pre-order, read while the answer is written (D-59). Paths are stored whole, so a
+//! keyword is found by its path in one index lookup.
 //!
 //! Several instances write to one PostgreSQL at once, so the writes that depend on a path lock
 //! what they read (`FOR SHARE`, `FOR UPDATE`): a keyword created under a parent that another
@@ -12,14 +13,16 @@
 //! keyword and its subtree before it moves their paths, so that no child is created under the
 //! old path meanwhile (D-15). SQLite has one writer at a time and needs no locks.
 
-use serde::{Deserialize, de::DeserializeOwned};
-use sqlx::{AnyConnection, AnyPool};
+use futures_util::{StreamExt, stream::BoxStream};
+use serde::Deserialize;
+use sqlx::{Any, AnyConnection, any::AnyArguments, query::QueryAs};
 
 use super::{Backend, Database, json_rows};
 
-/// A stored keyword, as a subtree is read.
+/// A keyword of a subtree, as a retrieve reads it: with its names and asset links (read from
+/// a JSON array, in this order).
 #[derive(Debug, Deserialize)]
-pub(crate) struct Keyword {
+pub(crate) struct Listed {
     /// Its id.
     pub(crate) id: i64,
     /// Its parent (none for a root).
@@ -32,35 +35,19 @@ pub(crate) struct Keyword {
     pub(crate) order_number: i64,
     /// When it was created.
     pub(crate) created_at: String,
-}
-
-/// A localized name of a keyword.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Name {
-    /// The keyword.
-    pub(crate) keyword_id: i64,
-    /// The locale's tid.
-    pub(crate) loc: String,
-    /// The name.
-    pub(crate) name: String,
-}
-
-/// An asset linked to a keyword, once per role it is restricted to (`role` none: unrestricted).
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct AssetLink {
-    /// The keyword.
-    pub(crate) keyword_id: i64,
-    /// The asset's tid.
-    pub(crate) tid: String,
-    /// A role the asset is restricted to.
-    pub(crate) role: Option<String>,
+    /// Its localized names, `(locale tid, name)` ordered by locale.
+    pub(crate) names: Vec<(String, String)>,
+    /// With links asked: its linked assets, `(asset tid, role)` ordered by tid, once per role an
+    /// asset is restricted to (`role` none: unrestricted).
+    pub(crate) links: Option<Vec<(String, Option<String>)>>,
 }
 
 /// Where a subtree starts, and how deep it is read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Subtree {
-    /// The keyword below which it is read; none: below the root (the root keywords and theirs).
-    pub(crate) base: Option<i64>,
+    /// The path of the keyword below which it is read; none: below the root (the root keywords
+    /// and theirs).
+    pub(crate) base: Option<String>,
     /// How many generations below `base` are read.
     pub(crate) generations: i32,
 }
@@ -68,144 +55,140 @@ pub(crate) struct Subtree {
 /// The deepest a subtree is read: a path of at most 1,024 characters has at most 512 segments.
 pub(crate) const DEEPEST: i32 = 512;
 
-/// A statement over the subtree `sub (id, depth)`: the generations below keyword `$2` (`below`)
-/// or below the root (`roots`), down to depth `$1`, each read through the parent index. `CROSS
-/// JOIN` keeps SQLite's planner to that order (the subtree first, then each keyword by its key);
-/// to PostgreSQL it is an inner join like any other.
-macro_rules! subtree {
-    (roots, $select:literal) => {
+/// Where a listing starts: the root keywords, or the children of the keyword at path `$2`.
+macro_rules! start {
+    (roots) => {
+        "parent_id IS NULL"
+    };
+    (below) => {
+        "parent_id = (SELECT id FROM keywords WHERE path = $2)"
+    };
+}
+
+/// The keywords of a subtree with their names and, with `$links`, their asset links, in
+/// depth-first pre-order, as one statement (D-59): the generations below `$start` down to depth
+/// `$1`, each read through the parent index, each keyword with the sort key of its place (its
+/// parent's key, then its `orderNumber` in 20 digits, its name and U+0001, which sorts before
+/// every character a name holds, so a name ends before a longer one it starts). `CROSS JOIN`
+/// keeps SQLite's planner to that order; to PostgreSQL it is an inner join like any other.
+/// SQLite walks the tree with its queue ordered by that key, which yields the keywords in
+/// pre-order as they are found, without sorting them all; PostgreSQL sorts by it.
+/// Each row is a chunk of 512 keywords in order, as one JSON array of [`Listed`]: a row
+/// crosses from the database to the answer at a cost (on SQLite a hop to sqlx's worker thread),
+/// which a keyword alone would pay 100,000 times for 100,000 keywords.
+macro_rules! listed {
+    (sqlite, $start:expr, $links:literal) => {
         concat!(
-            "WITH RECURSIVE sub (id, depth) AS (SELECT id, 1 FROM keywords WHERE parent_id IS NULL \
-             UNION ALL SELECT k.id, s.depth + 1 FROM sub s CROSS JOIN keywords k \
-             WHERE k.parent_id = s.id AND s.depth < $1) ",
-            $select
+            "WITH RECURSIVE sub (id, depth, sort) AS (SELECT id, 1, \
+             printf('%020d', order_number) || name || char(1) FROM keywords WHERE ",
+            $start,
+            " UNION ALL SELECT k.id, s.depth + 1, \
+             s.sort || printf('%020d', k.order_number) || k.name || char(1) \
+             FROM sub s CROSS JOIN keywords k WHERE k.parent_id = s.id AND s.depth < $1 \
+             ORDER BY 3), \
+             listed (entry, sort, chunk) AS (SELECT json_array(k.id, k.parent_id, k.name, \
+             k.path, k.order_number, k.created_at, json((SELECT json_group_array(\
+             json_array(n.loc, n.name) ORDER BY n.loc) FROM keyword_names n \
+             WHERE n.keyword_id = k.id)), ",
+            $links,
+            "), s.sort, (row_number() OVER () - 1) / 512 \
+             FROM sub s CROSS JOIN keywords k WHERE k.id = s.id) \
+             SELECT '[' || group_concat(entry, ',' ORDER BY sort) || ']' FROM listed \
+             GROUP BY chunk ORDER BY chunk"
         )
     };
-    (below, $select:literal) => {
+    (postgres, $start:expr, $links:literal) => {
         concat!(
-            "WITH RECURSIVE sub (id, depth) AS (SELECT id, 1 FROM keywords WHERE parent_id = $2 \
-             UNION ALL SELECT k.id, s.depth + 1 FROM sub s CROSS JOIN keywords k \
-             WHERE k.parent_id = s.id AND s.depth < $1) ",
-            $select
+            "WITH RECURSIVE sub (id, depth, sort) AS (SELECT id, 1, \
+             lpad(order_number::text, 20, '0') || name || chr(1) FROM keywords WHERE ",
+            $start,
+            " UNION ALL SELECT k.id, s.depth + 1, \
+             s.sort || lpad(k.order_number::text, 20, '0') || k.name || chr(1) \
+             FROM sub s CROSS JOIN keywords k WHERE k.parent_id = s.id AND s.depth < $1), \
+             listed (entry, sort, chunk) AS (SELECT json_build_array(k.id, k.parent_id, k.name, \
+             k.path, k.order_number, k.created_at, COALESCE((SELECT json_agg(\
+             json_build_array(n.loc, n.name) ORDER BY n.loc COLLATE \"C\") \
+             FROM keyword_names n WHERE n.keyword_id = k.id), '[]'), ",
+            $links,
+            "), s.sort, (row_number() OVER (ORDER BY s.sort COLLATE \"C\") - 1) / 512 \
+             FROM sub s CROSS JOIN keywords k WHERE k.id = s.id) \
+             SELECT json_agg(entry ORDER BY sort COLLATE \"C\")::text FROM listed \
+             GROUP BY chunk ORDER BY chunk"
         )
     };
 }
 
-/// One statement in its three forms: below the root, below a keyword, and every keyword (the
-/// whole tree at every level is the whole table, read as it is stored, without walking it).
-struct Forms {
+/// The four forms of the listing for one backend: below the root or below the keyword at path
+/// `$2` (found in the same statement), with or without links.
+struct Listings {
     roots: &'static str,
+    roots_linked: &'static str,
     below: &'static str,
-    every: &'static str,
+    below_linked: &'static str,
 }
 
-/// Declares the [`Forms`] of a statement over a subtree, registered for one backend or both:
-/// `$select` over `sub`, and `$every` over the whole table (its alias `every`).
-macro_rules! forms {
-    ($($backend:ident:)? $select:literal, $every:literal) => {
-        Forms {
-            roots: sql!($($backend:)? subtree!(roots, $select)),
-            below: sql!($($backend:)? subtree!(below, $select)),
-            every: sql!($($backend:)? $every),
+/// Declares the [`Listings`] of one backend, `$links` the subquery of keyword `k`'s asset links
+/// as [`Listed::links`] holds them.
+macro_rules! listings {
+    ($backend:ident, $links:literal) => {
+        Listings {
+            roots: sql!($backend: listed!($backend, start!(roots), "NULL")),
+            roots_linked: sql!($backend: listed!($backend, start!(roots), $links)),
+            below: sql!($backend: listed!($backend, start!(below), "NULL")),
+            below_linked: sql!($backend: listed!($backend, start!(below), $links)),
         }
     };
 }
 
-/// The keywords of a subtree as one JSON array (see `storage::trees` for why).
-const KEYWORDS_SQLITE: Forms = forms!(sqlite:
-    "SELECT json_group_array(json_array(k.id, k.parent_id, k.name, k.path, k.order_number, \
-     k.created_at)) FROM sub s CROSS JOIN keywords k WHERE k.id = s.id",
-    "SELECT json_group_array(json_array(every.id, every.parent_id, every.name, every.path, \
-     every.order_number, every.created_at)) FROM keywords every"
-);
-const KEYWORDS_POSTGRES: Forms = forms!(postgres:
-    "SELECT COALESCE(json_agg(json_build_array(k.id, k.parent_id, k.name, k.path, \
-     k.order_number, k.created_at)), '[]')::text FROM sub s CROSS JOIN keywords k \
-     WHERE k.id = s.id",
-    "SELECT COALESCE(json_agg(json_build_array(every.id, every.parent_id, every.name, \
-     every.path, every.order_number, every.created_at)), '[]')::text FROM keywords every"
-);
-/// The localized names of a subtree as one JSON array.
-const NAMES_SQLITE: Forms = forms!(sqlite:
-    "SELECT json_group_array(json_array(n.keyword_id, n.loc, n.name)) \
-     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id",
-    "SELECT json_group_array(json_array(every.keyword_id, every.loc, every.name)) \
-     FROM keyword_names every"
-);
-const NAMES_POSTGRES: Forms = forms!(postgres:
-    "SELECT COALESCE(json_agg(json_build_array(n.keyword_id, n.loc, n.name)), '[]')::text \
-     FROM sub s CROSS JOIN keyword_names n WHERE n.keyword_id = s.id",
-    "SELECT COALESCE(json_agg(json_build_array(every.keyword_id, every.loc, every.name)), \
-     '[]')::text FROM keyword_names every"
-);
-/// The asset links of a subtree, by keyword and asset tid.
-const LINKS: Forms = forms!(
-    "SELECT l.keyword_id, a.tid, r.name AS role FROM sub s \
-     CROSS JOIN keyword_assets l JOIN assets a ON a.id = l.asset_id \
+const LISTINGS_SQLITE: Listings = listings!(
+    sqlite,
+    "json((SELECT json_group_array(json_array(a.tid, r.name) ORDER BY a.tid) \
+     FROM keyword_assets ka JOIN assets a ON a.id = ka.asset_id \
      LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-     LEFT JOIN roles r ON r.id = ar.role_id WHERE l.keyword_id = s.id \
-     ORDER BY l.keyword_id, a.tid",
-    "SELECT every.keyword_id, a.tid, r.name AS role FROM keyword_assets every \
-     JOIN assets a ON a.id = every.asset_id \
+     LEFT JOIN roles r ON r.id = ar.role_id WHERE ka.keyword_id = k.id))"
+);
+const LISTINGS_POSTGRES: Listings = listings!(
+    postgres,
+    "COALESCE((SELECT json_agg(json_build_array(a.tid, r.name) ORDER BY a.tid COLLATE \"C\") \
+     FROM keyword_assets ka JOIN assets a ON a.id = ka.asset_id \
      LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-     LEFT JOIN roles r ON r.id = ar.role_id ORDER BY every.keyword_id, a.tid"
+     LEFT JOIN roles r ON r.id = ar.role_id WHERE ka.keyword_id = k.id), '[]')"
 );
 
-/// The keywords of a subtree, unordered.
-pub(crate) async fn below(
+/// The keywords of a subtree in depth-first pre-order (siblings by `orderNumber`, then name),
+/// with their names and, when `links`, their asset links: one statement, its base found by path
+/// in it, read while the answer is written ([`stream::rows`](super::stream::rows)). No row: the
+/// base has no children, or is not stored.
+pub(crate) fn listed(
     database: &Database,
     subtree: Subtree,
-) -> Result<Vec<Keyword>, sqlx::Error> {
-    let forms = match database.backend() {
-        Backend::Sqlite => &KEYWORDS_SQLITE,
-        Backend::Postgres => &KEYWORDS_POSTGRES,
+    links: bool,
+) -> BoxStream<'static, Result<Listed, sqlx::Error>> {
+    let listings = match database.backend() {
+        Backend::Sqlite => &LISTINGS_SQLITE,
+        Backend::Postgres => &LISTINGS_POSTGRES,
     };
-    aggregated(database, forms, subtree).await
-}
-
-/// The localized names of the keywords of a subtree, by keyword and locale.
-pub(crate) async fn names_below(
-    database: &Database,
-    subtree: Subtree,
-) -> Result<Vec<Name>, sqlx::Error> {
-    let forms = match database.backend() {
-        Backend::Sqlite => &NAMES_SQLITE,
-        Backend::Postgres => &NAMES_POSTGRES,
+    let query: QueryAs<'static, Any, (String,), AnyArguments> = match (&subtree.base, links) {
+        (None, false) => sqlx::query_as(listings.roots),
+        (None, true) => sqlx::query_as(listings.roots_linked),
+        (Some(_), false) => sqlx::query_as(listings.below),
+        (Some(_), true) => sqlx::query_as(listings.below_linked),
     };
-    let mut names: Vec<Name> = aggregated(database, forms, subtree).await?;
-    names.sort_unstable_by(|a, b| (a.keyword_id, &a.loc).cmp(&(b.keyword_id, &b.loc)));
-    Ok(names)
-}
-
-/// The rows of an aggregating statement over a subtree.
-async fn aggregated<T: DeserializeOwned>(
-    database: &Database,
-    forms: &Forms,
-    subtree: Subtree,
-) -> Result<Vec<T>, sqlx::Error> {
+    let query = query.bind(subtree.generations);
     let query = match subtree.base {
-        None if subtree.generations >= DEEPEST => sqlx::query_scalar(forms.every),
-        None => sqlx::query_scalar(forms.roots).bind(subtree.generations),
-        Some(base) => sqlx::query_scalar(forms.below)
-            .bind(subtree.generations)
-            .bind(base),
+        Some(base) => query.bind(base),
+        None => query,
     };
-    json_rows(query.fetch_one(database.reads()).await?)
-}
-
-/// The assets linked to the keywords of a subtree, by keyword and asset tid.
-pub(crate) async fn asset_links_below(
-    pool: &AnyPool,
-    subtree: Subtree,
-) -> Result<Vec<AssetLink>, sqlx::Error> {
-    let query = match subtree.base {
-        None if subtree.generations >= DEEPEST => sqlx::query_as(LINKS.every),
-        None => sqlx::query_as(LINKS.roots).bind(subtree.generations),
-        Some(base) => sqlx::query_as(LINKS.below)
-            .bind(subtree.generations)
-            .bind(base),
-    };
-    query.fetch_all(pool).await
+    super::stream::rows(database, query)
+        .flat_map(|chunk| {
+            let listed: Vec<Result<Listed, sqlx::Error>> =
+                match chunk.and_then(|(chunk,)| json_rows(Some(chunk))) {
+                    Ok(listed) => listed.into_iter().map(Ok).collect(),
+                    Err(error) => vec![Err(error)],
+                };
+            futures_util::stream::iter(listed)
+        })
+        .boxed()
 }
 
 /// The parent a new keyword is stored under, as the request names it.

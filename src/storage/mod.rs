@@ -30,12 +30,13 @@ pub(crate) mod messages;
 pub(crate) mod nodes;
 pub(crate) mod peos;
 pub(crate) mod records;
+pub(crate) mod stream;
 pub mod testing;
 pub(crate) mod trees;
 pub mod url;
 pub(crate) mod values;
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use sqlx::{
     Any, AnyPool, Connection, Encode, FromRow, Transaction, Type,
@@ -107,6 +108,8 @@ pub struct Options {
     /// The most pages an SQLite file may grow to (`PRAGMA max_page_count`): a full disk, for
     /// tests.
     pub sqlite_max_pages: Option<u64>,
+    /// How long a streamed answer may keep reading its statement (D-59).
+    pub stream_timeout: Duration,
 }
 
 impl Default for Options {
@@ -115,6 +118,7 @@ impl Default for Options {
             timeout: Duration::from_secs(crate::settings::DEFAULT_DATABASE_TIMEOUT_SECONDS),
             postgres_connections: crate::settings::DEFAULT_DATABASE_CONNECTIONS,
             sqlite_max_pages: None,
+            stream_timeout: Duration::from_secs(crate::settings::DEFAULT_STREAM_TIMEOUT_SECONDS),
         }
     }
 }
@@ -127,6 +131,10 @@ pub struct Database {
     reads: AnyPool,
     writes: AnyPool,
     backend: Backend,
+    stream_timeout: Duration,
+    /// The read connections streamed answers may hold at once: at most half of them, so that a
+    /// client slow to take a long answer never holds every reader (D-59).
+    streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// How many connections each pool opens at most: (reads, writes). SQLite has one writer at a
@@ -166,6 +174,8 @@ impl Database {
                 reads: pool.clone(),
                 writes: pool,
                 backend,
+                stream_timeout: options.stream_timeout,
+                streams: Arc::new(tokio::sync::Semaphore::new((readers / 2).max(1) as usize)),
             }
         } else {
             // The write pool first: it creates an SQLite file and turns its write-ahead log on,
@@ -185,6 +195,8 @@ impl Database {
                 reads,
                 writes,
                 backend,
+                stream_timeout: options.stream_timeout,
+                streams: Arc::new(tokio::sync::Semaphore::new((readers / 2).max(1) as usize)),
             }
         };
         let migrations = match backend {
@@ -263,6 +275,21 @@ impl Database {
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// How long a streamed answer may keep reading its statement (D-59).
+    pub fn stream_timeout(&self) -> Duration {
+        self.stream_timeout
+    }
+
+    /// The places of streamed answers among the read connections (D-59).
+    pub(crate) fn streams(&self) -> Arc<tokio::sync::Semaphore> {
+        Arc::clone(&self.streams)
+    }
+
+    /// How long a request waits for the database (a connection, a place to stream).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.reads.options().get_acquire_timeout()
     }
 
     /// Closes every connection, waiting for the ones in use. On SQLite the write-ahead log is

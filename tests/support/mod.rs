@@ -62,22 +62,55 @@ pub fn serve_with(database_url: &str, arguments: &[&str]) -> (Server, String) {
     panic!("the server exited before listening");
 }
 
-/// A minimal HTTP/1.1 exchange, so the test needs no client library.
+/// A minimal HTTP/1.1 exchange, so the test needs no client library: the status and the body
+/// (a chunked one put together; a streamed answer is chunked, D-59).
 pub fn exchange(address: &str, request: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(address).expect("connects");
     stream.write_all(request.as_bytes()).expect("writes");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("reads");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).expect("reads");
+    let answer = String::from_utf8(answer).expect("a UTF-8 answer");
     let status = answer
         .split(' ')
         .nth(1)
         .and_then(|code| code.parse().ok())
         .unwrap_or(0);
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return (status, body.to_string());
+    }
+    let (payload, closed) = dechunk(body.as_bytes());
+    assert!(closed, "a chunked answer ends with its closing chunk");
+    (status, String::from_utf8(payload).expect("a UTF-8 body"))
+}
+
+/// The payload of a chunked body, and whether it ended with the closing chunk.
+pub fn dechunk(mut body: &[u8]) -> (Vec<u8>, bool) {
+    let mut payload = Vec::new();
+    loop {
+        let Some(line) = body.windows(2).position(|window| window == b"\r\n") else {
+            return (payload, false);
+        };
+        let size = std::str::from_utf8(&body[..line])
+            .ok()
+            .and_then(|size| usize::from_str_radix(size.trim(), 16).ok());
+        let Some(size) = size else {
+            return (payload, false);
+        };
+        if size == 0 {
+            return (payload, &body[line..] == b"\r\n\r\n");
+        }
+        let start = line + 2;
+        if body.len() < start + size + 2 {
+            payload.extend_from_slice(&body[start.min(body.len())..]);
+            return (payload, false);
+        }
+        payload.extend_from_slice(&body[start..start + size]);
+        body = &body[start + size + 2..];
+    }
 }
 
 /// Runs a `core-server` subcommand on a database.

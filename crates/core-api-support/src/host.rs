@@ -44,6 +44,24 @@ impl std::fmt::Debug for Binary {
     }
 }
 
+/// A success answer written as it is read (`x-streamed`): the answer with its one long
+/// collection empty, and that collection's items in order, read while the answer is sent, so
+/// that no answer is held whole whatever its size.
+pub struct Streamed<T, I, E> {
+    /// The answer, its streamed collection empty.
+    pub envelope: T,
+    /// The collection's items; an error after the first item cuts the answer off.
+    pub items: futures_util::stream::BoxStream<'static, Result<I, E>>,
+}
+
+impl<T: std::fmt::Debug, I, E> std::fmt::Debug for Streamed<T, I, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streamed")
+            .field("envelope", &self.envelope)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Bytes an answer streams: opened once, for the range the answer sends.
 pub trait ByteSource: Send + 'static {
     /// The bytes `start..end` (end exclusive, within the length) as a body.
@@ -104,6 +122,17 @@ pub trait Host: Send + Sync + 'static {
     fn respond<T>(&self, context: &Self::Context, value: T) -> Result<Response, Self::Error>
     where
         T: Serialize + Described;
+
+    /// Writes a streamed success answer: the collection's items are written as they come, and
+    /// an error before the first item is answered as any other.
+    fn respond_stream<T, I>(
+        &self,
+        context: &Self::Context,
+        value: Streamed<T, I, Self::Error>,
+    ) -> impl Future<Output = Result<Response, Self::Error>> + Send
+    where
+        T: Serialize + Described + Send + 'static,
+        I: Serialize + Described + Send + 'static;
 
     /// Writes a binary success answer.
     fn respond_binary(

@@ -13,7 +13,7 @@ pub mod message;
 pub mod operation;
 pub mod schema;
 
-pub use host::{Binary, ByteSource, Described, Host, NotImplemented};
+pub use host::{Binary, ByteSource, Described, Host, NotImplemented, Streamed};
 pub use message::{fill, matches, stated};
 pub use operation::{
     Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,

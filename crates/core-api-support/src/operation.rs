@@ -75,6 +75,9 @@ pub struct ResponseBody {
     pub schema: Option<&'static Schema>,
     /// The media types it may use, in document order.
     pub media: &'static [MediaType],
+    /// For an answer written as it is read (`x-streamed`), the place of its one long collection,
+    /// in property names from the answer's root (`kwds`, `kwd`).
+    pub streamed: Option<&'static [&'static str]>,
 }
 
 /// A media type as the document names it.

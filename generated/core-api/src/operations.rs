@@ -51,6 +51,7 @@ pub static TRANSFORM: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -137,6 +138,7 @@ pub static LOCALES_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -223,6 +225,7 @@ pub static KEYWORDS_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: Some(&["kwds", "kwd"]),
     },
     responses: &[
         StatusBody {
@@ -325,6 +328,7 @@ pub static KEYWORDS_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -434,6 +438,7 @@ pub static GLOSSARY_ENTRIES_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -547,6 +552,7 @@ pub static GLOSSARY_ENTRIES_PERFORM: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -632,6 +638,7 @@ pub static COMPONENTS_RETRIEVE: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -710,6 +717,7 @@ pub static MESSAGES_PERSIST: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -819,6 +827,7 @@ pub static LINKS_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -904,6 +913,7 @@ pub static CHANNELS_QUERY: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -994,6 +1004,7 @@ pub static CHANNELS_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1092,6 +1103,7 @@ pub static CHANNELS_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1177,6 +1189,7 @@ pub static RETRIEVE_CHANNEL_BRIEFINGS: Operation = Operation {
             essence: "application/xml",
             representation: core_api_support::Representation::Xml,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1259,6 +1272,7 @@ pub static GET_CLASSES: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1329,6 +1343,7 @@ pub static CLASSES_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1431,6 +1446,7 @@ pub static CLASSES_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1544,6 +1560,7 @@ pub static CLASSES_PERFORM: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1645,6 +1662,7 @@ pub static ATTRIBUTES_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1723,6 +1741,7 @@ pub static ATTRIBUTES_QUERY: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1825,6 +1844,7 @@ pub static ATTRIBUTES_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -1938,6 +1958,7 @@ pub static ATTRIBUTES_PERFORM: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2027,6 +2048,7 @@ pub static ATTRIBUTE_DEFINITIONS_QUERY: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2125,6 +2147,7 @@ pub static ATTRIBUTE_DEFINITIONS_PERFORM: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2226,6 +2249,7 @@ pub static PEOS_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2304,6 +2328,7 @@ pub static PEOS_QUERY: Operation = Operation {
             essence: "application/json",
             representation: core_api_support::Representation::Json,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2406,6 +2431,7 @@ pub static PEOS_LINKS_PERSIST: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
+        streamed: None,
     },
     responses: &[
         StatusBody {
@@ -2483,6 +2509,7 @@ pub static ASSETS_VERSIONS_BIN: Operation = Operation {
             essence: "application/octet-stream",
             representation: core_api_support::Representation::Binary,
         }],
+        streamed: None,
     },
     responses: &[
         StatusBody {

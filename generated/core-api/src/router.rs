@@ -174,7 +174,7 @@ fn keywords_retrieve<S: CommonApi>(service: Arc<S>) -> impl Endpoint<Output = Re
                     .body::<types::KeywordRequest>(&context, body)
                     .await?;
                 let output = service.keywords_retrieve(&context, input).await?;
-                service.respond(&context, output)
+                service.respond_stream(&context, output).await
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))

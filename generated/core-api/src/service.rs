@@ -2,7 +2,7 @@
 //! One trait per specification module, one method per operation, `NotImplemented` by default.
 use crate::{operations, types};
 #[allow(unused_imports)]
-use core_api_support::{Binary, Host, NotImplemented};
+use core_api_support::{Binary, Host, NotImplemented, Streamed};
 use std::future::Future;
 /// The operations of the Common module.
 pub trait CommonApi: Host {
@@ -39,7 +39,9 @@ pub trait CommonApi: Host {
         &self,
         context: &Self::Context,
         input: types::KeywordRequest,
-    ) -> impl Future<Output = Result<types::ServiceType, Self::Error>> + Send {
+    ) -> impl Future<
+        Output = Result<Streamed<types::ServiceType, types::Kwd, Self::Error>, Self::Error>,
+    > + Send {
         let _ = (context, input);
         async {
             Err(NotImplemented {

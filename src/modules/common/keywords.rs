@@ -4,13 +4,14 @@
 //! under `/Season`. Paths are stored whole, so a subtree is the keyword's path and every path
 //! below it; a rename rewrites the paths of the keyword and its descendants in its transaction.
 
-use std::collections::HashMap;
+use std::{pin::Pin, sync::Arc};
 
 use core_api::{
     messages, tables,
     types::{Itms, KeywordRequest, Kwd, Links, Meta, Name, ResponseType, ResponseTypeStatus},
 };
 use core_api_support::fill;
+use futures_util::{StreamExt, stream::BoxStream};
 
 use super::super::{
     batch::{self, Apply, ItemError, Scope, Tx},
@@ -21,7 +22,7 @@ use crate::{
     error::ApiError,
     storage::{
         Backend, Database,
-        keywords::{self as stored, Keyword, Parent, Subtree},
+        keywords::{self as stored, Listed, Parent, Subtree},
         records::{self, Identity, KEYWORDS},
     },
 };
@@ -30,24 +31,18 @@ use crate::{
 const DATA_TYPE: &str = "keyword";
 
 /// The keywords below `request.path`, `request.level` generations deep (the document bounds
-/// `level`), as a flat list in depth-first pre-order (siblings by `orderNumber`, then name). Only
-/// those generations are read (`storage::keywords::Subtree`).
+/// `level`), as a flat list in depth-first pre-order (siblings by `orderNumber`, then name),
+/// read while the answer is written (D-59). Only those generations are read
+/// (`storage::keywords::Subtree`).
 pub(crate) async fn retrieve(
     database: &Database,
-    caller: &Caller,
+    caller: Arc<Caller>,
     request: &KeywordRequest,
-) -> Result<Vec<Kwd>, ApiError> {
+) -> Result<BoxStream<'static, Result<Kwd, ApiError>>, ApiError> {
     let base = request.path.as_str();
-    let base_id = if base == "/" {
-        None
-    } else {
-        let found = records::find(database.reads(), &KEYWORDS, Identity::Key(base))
-            .await?
-            .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
-        Some(found.id)
-    };
+    let addressed = (base != "/").then(|| base.to_string());
     let subtree = Subtree {
-        base: base_id,
+        base: addressed.clone(),
         // `level` is -1 (every generation) or at least 1 (the document bounds it).
         generations: if request.level > 0 {
             request.level.min(stored::DEEPEST)
@@ -55,91 +50,89 @@ pub(crate) async fn retrieve(
             stored::DEEPEST
         },
     };
-    let ordered = pre_order(stored::below(database, subtree).await?, base_id);
-    let mut names: HashMap<i64, Vec<_>> = HashMap::new();
-    for name in stored::names_below(database, subtree).await? {
-        names
-            .entry(name.keyword_id)
-            .or_default()
-            .push(itm::name(Some(&name.loc), name.name));
+    let mut rows = stored::listed(database, subtree, request.retrieve_links).peekable();
+    // One statement answers: only an empty answer asks whether its base is stored.
+    if Pin::new(&mut rows).peek().await.is_none()
+        && let Some(base) = &addressed
+    {
+        records::find(database.reads(), &KEYWORDS, Identity::Key(base))
+            .await?
+            .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
     }
-    let mut links = if request.retrieve_links {
-        Some(asset_links(database, caller, subtree).await?)
-    } else {
-        None
-    };
-    // A parent comes before its children (pre-order): its `path` and default name are read
-    // from its answer, found by id; the addressed keyword is not answered, so it is kept aside.
-    let mut answered: HashMap<i64, usize> = HashMap::with_capacity(ordered.len());
-    let addressed = base_id.map(|id| (id, base.rsplit('/').next().unwrap_or_default()));
-    let mut kwds: Vec<Kwd> = Vec::with_capacity(ordered.len());
-    for keyword in ordered {
-        let parent = keyword.parent_id.and_then(|parent| match addressed {
-            Some((addressed, name)) if addressed == parent => {
-                Some((parent, base.to_string(), name.to_string()))
+    // The addressed keyword is not answered, but it is its children's parent: the first row's.
+    let mut base = addressed.map(|path| {
+        let name = path.rsplit('/').next().unwrap_or_default().to_string();
+        (path, name)
+    });
+    let mut ancestors: Vec<Ancestor> = Vec::new();
+    Ok(rows
+        .map(move |row| {
+            let row = row?;
+            if let (Some((path, name)), Some(id)) = (base.take(), row.parent_id) {
+                ancestors.push(Ancestor { id, path, name });
             }
-            _ => answered.get(&parent).map(|&at| {
-                let kwd = &kwds[at];
-                let name = kwd.name.as_ref().and_then(|name| name.itm.first());
-                (
-                    parent,
-                    kwd.path.clone().unwrap_or_default(),
-                    name.map(|itm| itm.value.clone()).unwrap_or_default(),
-                )
-            }),
-        });
-        let mut name = vec![itm::name(None, keyword.name)];
-        name.extend(names.remove(&keyword.id).unwrap_or_default());
-        let mut meta = vec![
-            itm::meta("creationDate", keyword.created_at),
-            itm::meta("orderNumber", keyword.order_number.to_string()),
-        ];
-        if let Some((_, _, parent_name)) = &parent {
-            meta.push(itm::meta("parent", parent_name.as_str()));
-        }
-        answered.insert(keyword.id, kwds.len());
-        kwds.push(Kwd {
-            id: Some(keyword.id),
-            path: Some(keyword.path),
-            parent_id: parent.as_ref().map(|(id, _, _)| *id),
-            parent_path: parent.map(|(_, path, _)| path),
-            name: Some(Name { itm: name }),
-            meta: Some(Meta { itm: meta }),
-            links: links
-                .as_mut()
-                .map(|links| asset_groups(links.remove(&keyword.id).unwrap_or_default())),
-        });
-    }
-    Ok(kwds)
+            kwd(row, &mut ancestors, &caller)
+        })
+        .boxed())
 }
 
-/// The keywords of a subtree in depth-first pre-order from `base` (siblings by
-/// `orderNumber`, then name).
-fn pre_order(keywords: Vec<Keyword>, base: Option<i64>) -> Vec<Keyword> {
-    let mut children: HashMap<Option<i64>, Vec<Keyword>> = HashMap::new();
-    let count = keywords.len();
-    for keyword in keywords {
-        children.entry(keyword.parent_id).or_default().push(keyword);
+/// A keyword of the answer's path from its base: what its children's `parentPath` and `parent`
+/// are made of.
+struct Ancestor {
+    id: i64,
+    path: String,
+    name: String,
+}
+
+/// The `kwd` of a listed keyword. `ancestors` holds the keywords from the base down to the
+/// previous one (pre-order: a parent comes before its children), so its parent is found there.
+fn kwd(row: Listed, ancestors: &mut Vec<Ancestor>, caller: &Caller) -> Result<Kwd, ApiError> {
+    while ancestors
+        .last()
+        .is_some_and(|ancestor| Some(ancestor.id) != row.parent_id)
+    {
+        ancestors.pop();
     }
-    // Siblings by `orderNumber`, then name, reversed so that popping takes the first.
-    for siblings in children.values_mut() {
-        siblings
-            .sort_by(|a, b| (b.order_number, &b.name, b.id).cmp(&(a.order_number, &a.name, a.id)));
+    let parent = ancestors.last().filter(|_| row.parent_id.is_some());
+    let mut name = vec![itm::name(None, row.name.clone())];
+    name.extend(
+        row.names
+            .into_iter()
+            .map(|(loc, text)| itm::name(Some(&loc), text)),
+    );
+    let mut meta = vec![
+        itm::meta("creationDate", row.created_at),
+        itm::meta("orderNumber", row.order_number.to_string()),
+    ];
+    if let Some(parent) = parent {
+        meta.push(itm::meta("parent", parent.name.as_str()));
     }
-    let mut ordered: Vec<Keyword> = Vec::with_capacity(count);
-    let mut stack: Vec<Option<i64>> = vec![base];
-    while let Some(&parent) = stack.last() {
-        match children.get_mut(&parent).and_then(Vec::pop) {
-            Some(keyword) => {
-                stack.push(Some(keyword.id));
-                ordered.push(keyword);
-            }
-            None => {
-                stack.pop();
-            }
+    let links = match row.links {
+        Some(links) => {
+            let visible = visible_assets(
+                caller,
+                links.into_iter().map(|(tid, role)| (row.id, tid, (), role)),
+            );
+            let tids = visible.into_values().flatten().map(|(tid, ())| tid);
+            Some(asset_groups(tids.collect()))
         }
-    }
-    ordered
+        None => None,
+    };
+    let kwd = Kwd {
+        id: Some(row.id),
+        path: Some(row.path.clone()),
+        parent_id: parent.map(|parent| parent.id),
+        parent_path: parent.map(|parent| parent.path.clone()),
+        name: Some(Name { itm: name }),
+        meta: Some(Meta { itm: meta }),
+        links,
+    };
+    ancestors.push(Ancestor {
+        id: row.id,
+        path: row.path,
+        name: row.name,
+    });
+    Ok(kwd)
 }
 
 /// A keyword's `links`: its assets' tids in groups (`itms type="asset"`) of at most as many as
@@ -160,25 +153,6 @@ fn asset_groups(assets: Vec<String>) -> Links {
             })
             .collect(),
     }
-}
-
-/// The tids of the assets linked to the keywords of a subtree, by keyword, ordered by tid;
-/// assets restricted to roles the caller does not hold are left out.
-async fn asset_links(
-    database: &Database,
-    caller: &Caller,
-    subtree: Subtree,
-) -> Result<HashMap<i64, Vec<String>>, ApiError> {
-    let rows = stored::asset_links_below(database.reads(), subtree).await?;
-    let visible = visible_assets(
-        caller,
-        rows.into_iter()
-            .map(|link| (link.keyword_id, link.tid, (), link.role)),
-    );
-    Ok(visible
-        .into_iter()
-        .map(|(keyword, assets)| (keyword, assets.into_iter().map(|(tid, ())| tid).collect()))
-        .collect())
 }
 
 /// `keywords/persist`: each `kwd` created or updated in its transaction.

@@ -14,10 +14,14 @@ use core_api::{
     CommonApi,
     types::{
         ActionsRequest, Components, ComponentsRequest, GlossaryEntriesPersistRequest,
-        KeywordRequest, KeywordsPersistRequest, Kwds, LinksRequest, LocaleRequest, Locales,
+        KeywordRequest, KeywordsPersistRequest, Kwd, Kwds, LinksRequest, LocaleRequest, Locales,
         MessagesPersistRequest, PimType, ResponsesType, ServiceType,
     },
 };
+
+use std::sync::Arc;
+
+use core_api_support::Streamed;
 
 use super::{
     batch,
@@ -108,12 +112,15 @@ impl CommonApi for Service {
         &self,
         context: &Context,
         input: KeywordRequest,
-    ) -> Result<ServiceType, ApiError> {
-        let kwd = keywords::retrieve(&self.database, &context.caller, &input).await?;
-        Ok(ServiceType(PimType {
-            kwds: Some(Kwds { kwd }),
-            ..envelope::answer(self, None)
-        }))
+    ) -> Result<Streamed<ServiceType, Kwd, ApiError>, ApiError> {
+        let items = keywords::retrieve(&self.database, Arc::clone(&context.caller), &input).await?;
+        Ok(Streamed {
+            envelope: ServiceType(PimType {
+                kwds: Some(Kwds::default()),
+                ..envelope::answer(self, None)
+            }),
+            items,
+        })
     }
 
     async fn keywords_persist(

@@ -21,17 +21,28 @@ pub fn write<T: Serialize + ?Sized>(
     value: &T,
     schema: &'static Schema,
 ) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(1024);
+    write_into(value, schema, &mut out)?;
+    Ok(out)
+}
+
+/// Appends `value`, whose schema is `schema`, to `out` as compact JSON: as a message, or as an
+/// item of a collection (an item reads the same in place).
+pub fn write_into<T: Serialize + ?Sized>(
+    value: &T,
+    schema: &'static Schema,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let mut writer = Writer {
-        out: Vec::with_capacity(1024),
+        out: std::mem::take(out),
         path: Path::new(),
     };
-    match writer.value(value, Type::Object(schema)) {
-        Ok(()) => Ok(writer.out),
-        Err(fault) => Err(EncodeError {
-            path: writer.path.as_str().to_string(),
-            reason: fault.into_reason(),
-        }),
-    }
+    let written = writer.value(value, Type::Object(schema));
+    *out = writer.out;
+    written.map_err(|fault| EncodeError {
+        path: writer.path.as_str().to_string(),
+        reason: fault.into_reason(),
+    })
 }
 
 struct Writer {

@@ -37,6 +37,31 @@ pub fn write<T: Serialize + ?Sized>(
     }
 }
 
+/// Appends `value`, an item of schema `schema`, to `out` as the element `name` at `depth`, as it
+/// reads inside its document (a streamed collection's item, `repr::stream`).
+pub fn write_element<T: Serialize + ?Sized>(
+    value: &T,
+    name: &'static str,
+    schema: &'static Schema,
+    depth: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let mut writer = Writer {
+        out: String::with_capacity(256),
+        path: Path::new(),
+    };
+    match writer.element(name, value, schema, depth, None) {
+        Ok(()) => {
+            out.extend_from_slice(writer.out.as_bytes());
+            Ok(())
+        }
+        Err(fault) => Err(EncodeError {
+            path: writer.path.as_str().to_string(),
+            reason: fault.into_reason(),
+        }),
+    }
+}
+
 struct Writer {
     out: String,
     path: Path,

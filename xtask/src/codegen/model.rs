@@ -29,6 +29,16 @@ pub struct Operation {
     pub statuses: Vec<(u16, Option<String>)>,
     /// For a batch operation, the collection of its items (`x-batch`).
     pub batch: Option<BatchCollection>,
+    /// For an answer written as it is read, its long collection (`x-streamed`).
+    pub streamed: Option<StreamedCollection>,
+}
+
+/// The `x-streamed` collection of an answer: where it is and what it holds.
+pub struct StreamedCollection {
+    /// Its path from the answer's root, in property names.
+    pub path: Vec<String>,
+    /// The component schema of its items.
+    pub items: String,
 }
 
 /// The `x-batch` array of a request: where it is and what it holds.
@@ -167,6 +177,10 @@ fn operation_of(
         }
         None => None,
     };
+    let streamed = match operation.get("x-streamed") {
+        Some(path) => Some(streamed_collection(document, &response, path).context("x-streamed")?),
+        None => None,
+    };
     Ok(Operation {
         summary: text(operation, "summary")?,
         id,
@@ -179,6 +193,54 @@ fn operation_of(
         response,
         statuses,
         batch,
+        streamed,
+    })
+}
+
+/// The collection an `x-streamed` path (`kwds/kwd`, property names) names in the success answer:
+/// each step a property of the schema reached so far (through a one-`$ref` `allOf`), the last
+/// an array of component schemas.
+fn streamed_collection(
+    document: &Document,
+    response: &Body,
+    path: &Value,
+) -> Result<StreamedCollection> {
+    let path: Vec<String> = path
+        .as_str()
+        .context("the path is not a string")?
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    let mut schema = response
+        .schema
+        .clone()
+        .context("a binary answer has no collection")?;
+    for (at, name) in path.iter().enumerate() {
+        let mut found = document.schema(&schema)?;
+        if let Some(parent) = found.pointer("/allOf/0").and_then(schema_ref_name) {
+            found = document.schema(parent)?;
+        }
+        let property = found
+            .pointer(&format!("/properties/{name}"))
+            .with_context(|| format!("{schema} has no property {name}"))?;
+        let last = at + 1 == path.len();
+        ensure!(
+            !last || property.get("type").and_then(Value::as_str) == Some("array"),
+            "{name} is not an array"
+        );
+        let target = if last {
+            property.get("items")
+        } else {
+            Some(property)
+        };
+        schema = target
+            .and_then(schema_ref_name)
+            .with_context(|| format!("{name} is not a component schema"))?
+            .to_string();
+    }
+    Ok(StreamedCollection {
+        path,
+        items: schema,
     })
 }
 

@@ -96,6 +96,13 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
             }
             None => quote!(None),
         };
+        let streamed = match &operation.streamed {
+            Some(streamed) => {
+                let steps = &streamed.path;
+                quote!(Some(&[#(#steps),*]))
+            }
+            None => quote!(None),
+        };
         let doc = format!(" `{} {}` ({id}).", operation.method, path);
         statics.push(quote! {
             #[doc = #doc]
@@ -108,7 +115,11 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
                 summary: #summary,
                 request: #request,
                 query: #query,
-                response: ResponseBody { schema: #response_schema, media: &[#(#response_media),*] },
+                response: ResponseBody {
+                    schema: #response_schema,
+                    media: &[#(#response_media),*],
+                    streamed: #streamed,
+                },
                 responses: &[#(#responses),*],
                 batch: #batch,
             };
@@ -195,14 +206,20 @@ fn input_type(operation: &Operation) -> Option<TokenStream> {
     })
 }
 
-/// The Rust type of an operation's success answer.
+/// The Rust type of an operation's success answer: its typed value, or for an answer written as
+/// it is read, that value with its collection's items as a stream.
 fn output_type(operation: &Operation) -> TokenStream {
-    match &operation.response.schema {
-        Some(schema) => {
+    match (&operation.response.schema, &operation.streamed) {
+        (Some(schema), Some(streamed)) => {
+            let ty = format_ident!("{}", schema);
+            let items = format_ident!("{}", streamed.items);
+            quote!(Streamed<types::#ty, types::#items, Self::Error>)
+        }
+        (Some(schema), None) => {
             let ty = format_ident!("{}", schema);
             quote!(types::#ty)
         }
-        None => quote!(Binary),
+        (None, _) => quote!(Binary),
     }
 }
 
@@ -251,7 +268,7 @@ pub fn service(operations: &[Operation]) -> Result<TokenStream> {
         use std::future::Future;
 
         #[allow(unused_imports)]
-        use core_api_support::{Binary, Host, NotImplemented};
+        use core_api_support::{Binary, Host, NotImplemented, Streamed};
 
         use crate::{operations, types};
 
@@ -294,10 +311,10 @@ pub fn router(operations: &[Operation]) -> Result<TokenStream> {
         } else {
             quote!(service.#handler(&context).await?)
         };
-        let respond = if operation.response.schema.is_some() {
-            quote!(service.respond(&context, output))
-        } else {
-            quote!(service.respond_binary(&context, output))
+        let respond = match (&operation.response.schema, &operation.streamed) {
+            (Some(_), Some(_)) => quote!(service.respond_stream(&context, output).await),
+            (Some(_), None) => quote!(service.respond(&context, output)),
+            (None, _) => quote!(service.respond_binary(&context, output)),
         };
         let doc = format!(" The endpoint of {}.", operation.id);
         handlers.push(quote! {
