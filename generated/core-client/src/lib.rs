@@ -2328,10 +2328,11 @@ impl Client {
     roles the caller does not hold are left out). A missing `path`, `level` 0 or below -1 is 400;
     an unknown `path` is 404 with "Keyword with path '<path>' not found" (D-15).
 
-    The answer is written as it is read (`x-streamed`: the `kwd` items of `kwds`), in chunked
-    transfer, from one database statement (one snapshot); its bytes are those of the whole
-    answer. A failure after the first item was sent cuts the connection without the closing
-    chunk, so that no client takes a partial answer for a whole one (D-59).
+    The answer is written as it is read (`x-streamed`: the `kwd` items of `kwds`), from one
+    database statement (one snapshot); its bytes are those of the whole answer. One of at most
+    64 KiB goes whole with its `Content-Length`; a longer one goes in chunked transfer, and a
+    failure after its status line cuts the connection without the closing chunk, so that no
+    client takes a partial answer for a whole one (D-59).
 
 
     Sends a `POST` request to `/api/core/v1/common/keywords/retrieve`
