@@ -71,7 +71,7 @@ pub(crate) async fn retrieve(
             if let (Some((path, name)), Some(id)) = (base.take(), row.parent_id) {
                 ancestors.push(Ancestor { id, path, name });
             }
-            kwd(row, &mut ancestors, &caller)
+            Ok(kwd(row, &mut ancestors, &caller))
         })
         .boxed())
 }
@@ -86,7 +86,7 @@ struct Ancestor {
 
 /// The `kwd` of a listed keyword. `ancestors` holds the keywords from the base down to the
 /// previous one (pre-order: a parent comes before its children), so its parent is found there.
-fn kwd(row: Listed, ancestors: &mut Vec<Ancestor>, caller: &Caller) -> Result<Kwd, ApiError> {
+fn kwd(row: Listed, ancestors: &mut Vec<Ancestor>, caller: &Caller) -> Kwd {
     while ancestors
         .last()
         .is_some_and(|ancestor| Some(ancestor.id) != row.parent_id)
@@ -132,7 +132,7 @@ fn kwd(row: Listed, ancestors: &mut Vec<Ancestor>, caller: &Caller) -> Result<Kw
         path: row.path,
         name: row.name,
     });
-    Ok(kwd)
+    kwd
 }
 
 /// A keyword's `links`: its assets' tids in groups (`itms type="asset"`) of at most as many as
