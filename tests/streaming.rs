@@ -163,7 +163,7 @@ async fn a_database_lost_mid_answer_cuts_the_connection_without_the_closing_chun
         retrieve_whole_tree(&address, sender, Duration::from_secs(4))
     });
     // Once the status line is sent and while the client does not read, the listing waits in
-    // PostgreSQL: end its backend.
+    // its read transaction between two chunks: end its backend.
     let _ = tokio::task::spawn_blocking(move || head.recv_timeout(Duration::from_secs(60))).await;
     sqlx::any::install_default_drivers();
     let admin = sqlx::AnyPool::connect(&base).await.expect("connects");
@@ -171,7 +171,7 @@ async fn a_database_lost_mid_answer_cuts_the_connection_without_the_closing_chun
     for _ in 0..20 {
         ended = sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE query LIKE 'WITH RECURSIVE sub (id, depth, sort)%' AND state = 'active' \
+             WHERE query LIKE 'WITH b AS (%' AND state IN ('active', 'idle in transaction') \
              AND pid <> pg_backend_pid()) ended",
         )
         .fetch_one(&admin)

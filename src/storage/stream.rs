@@ -1,5 +1,5 @@
-//! Rows read while an answer is written (D-59): one statement on one read connection, so the
-//! answer is one snapshot, its rows handed over through a bounded channel as the answer takes
+//! Rows read while an answer is written (D-59): one statement, or pages read in keyset order in
+//! one read transaction, on one read connection, so the answer is one snapshot, its rows handed over through a bounded channel as the answer takes
 //! them, so that memory stays bounded whatever the answer's size.
 //!
 //! A task owns the connection and the statement. A client that reads slowly fills the channel,
@@ -10,10 +10,18 @@
 //! the statement at the next row. At most half the read connections stream at once, so that
 //! slow clients of long answers never hold every reader the other requests need.
 
-use futures_util::{StreamExt, stream::BoxStream};
-use sqlx::{Any, FromRow, any::AnyRow, query::QueryAs};
+use std::future::Future;
 
-use super::Database;
+use futures_util::{StreamExt, stream::BoxStream};
+use sqlx::{
+    Any, Connection, FromRow,
+    any::{AnyArguments, AnyRow},
+    pool::PoolConnection,
+    query::QueryAs,
+};
+use tokio::sync::mpsc::Sender;
+
+use super::{Backend, Database};
 
 /// How many rows wait between the statement and the answer: a row may be a chunk of an answer's
 /// items (keywords: 512 of them).
@@ -24,10 +32,60 @@ const WAITING: usize = 4;
 /// waits for its place as long as for a connection.
 pub(crate) fn rows<R>(
     database: &Database,
-    query: QueryAs<'static, Any, R, sqlx::any::AnyArguments>,
+    query: QueryAs<'static, Any, R, AnyArguments>,
 ) -> BoxStream<'static, Result<R, sqlx::Error>>
 where
     R: for<'r> FromRow<'r, AnyRow> + Send + Unpin + 'static,
+{
+    read(database, move |mut connection, sender| async move {
+        let mut rows = query.fetch(&mut *connection);
+        while let Some(row) = rows.next().await {
+            if sender.send(row).await.is_err() {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The pages of a listing read in keyset order: `first`'s row, then the row of the statement
+/// `next` makes of each page read, until it makes none; all in one read transaction, so that the
+/// pages are one snapshot (on PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED`
+/// would see the writes committed since the last), bounded like [`rows`].
+pub(crate) fn pages<R, N>(
+    database: &Database,
+    first: QueryAs<'static, Any, R, AnyArguments>,
+    mut next: N,
+) -> BoxStream<'static, Result<R, sqlx::Error>>
+where
+    R: for<'r> FromRow<'r, AnyRow> + Send + Unpin + 'static,
+    N: FnMut(&R) -> Option<QueryAs<'static, Any, R, AnyArguments>> + Send + 'static,
+{
+    let begin = match database.backend() {
+        Backend::Sqlite => "BEGIN",
+        Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+    };
+    read(database, move |mut connection, sender| async move {
+        let mut transaction = connection.begin_with(begin).await?;
+        let mut query = Some(first);
+        while let Some(statement) = query.take() {
+            let page = statement.fetch_one(&mut *transaction).await?;
+            query = next(&page);
+            if sender.send(Ok(page)).await.is_err() {
+                break;
+            }
+        }
+        transaction.rollback().await
+    })
+}
+
+/// Runs `body` on a read connection of `database` in a task, for at most its stream timeout,
+/// once a stream's place is free; what it sends, and then its failure, are the stream's items.
+fn read<R, B, F>(database: &Database, body: B) -> BoxStream<'static, Result<R, sqlx::Error>>
+where
+    R: Send + 'static,
+    B: FnOnce(PoolConnection<Any>, Sender<Result<R, sqlx::Error>>) -> F + Send + 'static,
+    F: Future<Output = Result<(), sqlx::Error>> + Send,
 {
     let (sender, receiver) = tokio::sync::mpsc::channel(WAITING);
     let pool = database.reads().clone();
@@ -42,14 +100,8 @@ where
                 .await
                 .map_err(|_| sqlx::Error::PoolTimedOut)?
                 .map_err(|_| sqlx::Error::PoolClosed)?;
-            let mut connection = pool.acquire().await?;
-            let mut rows = query.fetch(&mut *connection);
-            while let Some(row) = rows.next().await {
-                if sender.send(row).await.is_err() {
-                    break;
-                }
-            }
-            Ok::<(), sqlx::Error>(())
+            let connection = pool.acquire().await?;
+            body(connection, sender.clone()).await
         };
         // The bound counts from the request: waiting for a place counts too.
         let failure = match tokio::time::timeout(bound, read).await {

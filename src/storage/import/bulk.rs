@@ -67,22 +67,26 @@ pub(crate) async fn insert_keywords(
     // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
     let insert = match backend_of(load) {
         Backend::Sqlite => sql!(sqlite:
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-             SELECT r.p, r.n, r.path, COALESCE((SELECT MAX(k.order_number) FROM keywords k \
-             WHERE k.parent_id IS r.p), 0) + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i), $2 \
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
+             SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
+             WHERE k.id = q.p), '') || char(48 + length(q.o)) || q.o || q.n || char(1) \
+             FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT MAX(k.order_number) FROM keywords k \
+             WHERE k.parent_id IS r.p), 0) + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
              FROM (SELECT json_extract(value, '$.p') AS p, json_extract(value, '$.n') AS n, \
              json_extract(value, '$.path') AS path, json_extract(value, '$.i') AS i FROM json_each($1)) r \
-             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path) \
+             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path)) q WHERE true \
              ON CONFLICT (path) DO NOTHING"
         ),
         Backend::Postgres => sql!(postgres:
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-             SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
+             SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
+             WHERE k.id = q.p), '') || chr(48 + length(q.o::text)) || q.o::text || q.n || chr(1) \
+             FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
              THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
              ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-             + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i), $2 \
+             + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
              FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
-             WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL \
+             WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
              ON CONFLICT (path) DO NOTHING"
         ),
     };

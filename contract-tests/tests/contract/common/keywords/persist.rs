@@ -152,6 +152,10 @@ async fn persist_creates_updates_and_refuses_each_item_alone() {
             json!([{"value": "Organic Cotton"}, {"value": "Baumwolle", "loc": "de_DE"}])
         );
         assert_eq!(below[1]["meta"]["itm"][2]["value"], "Organic Cotton");
+        // The whole subtree below the renamed keyword is read by its new place (its sort key).
+        let renamed = json!({"path": "/Materials/Organic Cotton", "level": -1});
+        let renamed = retrieve(&server, renamed).await;
+        assert_eq!(paths(&renamed), ["/Materials/Organic Cotton/Pima"]);
         let (status, _) = post(&server, &RETRIEVE, &json!({"path": "/Materials/Cotton"})).await;
         assert_eq!(status, 404);
         // Update by path, a localized name only; a rename onto a sibling is refused.

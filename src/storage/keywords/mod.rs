@@ -1,11 +1,13 @@
 //! The SQL of keywords: a subtree by its parent links, the localized names and asset links of a
 //! subtree, and the writes of keywords persist.
 //!
-//! A subtree is read from the parent index, one generation after the other down to the level a
-//! request asks (a recursive statement): its cost is the answer's size, whatever the size of the
-//! tree around it (D-37). It is one statement with the names and links of each keyword, in
-//! depth-first pre-order, read while the answer is written (D-59). Paths are stored whole, so a
-//! keyword is found by its path in one index lookup.
+//! Each keyword stores its place in depth-first pre-order (its sort key, migration 0013), so a
+//! whole subtree is a range of the sort-key index, read in chunks in one read transaction; a
+//! subtree down to a level is read from the parent index, one generation after the other (a
+//! recursive statement). Either way its cost is the answer's size, whatever the size of the tree
+//! around it (D-37), and it is read, with the names and links of each keyword, while the answer
+//! is written (D-59). Paths are stored whole, so a keyword is found by its path in one index
+//! lookup.
 //!
 //! Several instances write to one PostgreSQL at once, so the writes that depend on a path lock
 //! what they read (`FOR SHARE`, `FOR UPDATE`): a keyword created under a parent that another
@@ -13,183 +15,40 @@
 //! keyword and its subtree before it moves their paths, so that no child is created under the
 //! old path meanwhile (D-15). SQLite has one writer at a time and needs no locks.
 
-use futures_util::{StreamExt, stream::BoxStream};
-use serde::Deserialize;
-use sqlx::{Any, AnyConnection, any::AnyArguments, query::QueryAs};
+use sqlx::AnyConnection;
 
-use super::{Backend, Database, json_rows};
+use super::Backend;
 
-/// A keyword of a subtree, as a retrieve reads it: with its names and asset links (read from
-/// a JSON array, in this order).
-#[derive(Debug, Deserialize)]
-pub(crate) struct Listed {
-    /// Its id.
-    pub(crate) id: i64,
-    /// Its parent (none for a root).
-    pub(crate) parent_id: Option<i64>,
-    /// Its default name: the last segment of its path.
-    pub(crate) name: String,
-    /// Its path.
-    pub(crate) path: String,
-    /// Its place among its siblings.
-    pub(crate) order_number: i64,
-    /// When it was created.
-    pub(crate) created_at: String,
-    /// Its localized names, `(locale tid, name)` ordered by locale.
-    pub(crate) names: Vec<(String, String)>,
-    /// With links asked: its linked assets, `(asset tid, role)` ordered by tid, once per role an
-    /// asset is restricted to (`role` none: unrestricted).
-    pub(crate) links: Option<Vec<(String, Option<String>)>>,
-}
-
-/// Where a subtree starts, and how deep it is read.
-#[derive(Debug, Clone)]
-pub(crate) struct Subtree {
-    /// The path of the keyword below which it is read; none: below the root (the root keywords
-    /// and theirs).
-    pub(crate) base: Option<String>,
-    /// How many generations below `base` are read.
-    pub(crate) generations: i32,
-}
-
-/// The deepest a subtree is read: a path of at most 1,024 characters has at most 512 segments.
-pub(crate) const DEEPEST: i32 = 512;
-
-/// Where a listing starts: the root keywords, or the children of the keyword at path `$2`.
-macro_rules! start {
-    (roots) => {
-        "parent_id IS NULL"
-    };
-    (below) => {
-        "parent_id = (SELECT id FROM keywords WHERE path = $2)"
-    };
-}
-
-/// The keywords of a subtree with their names and, with `$links`, their asset links, in
-/// depth-first pre-order, as one statement (D-59): the generations below `$start` down to depth
-/// `$1`, each read through the parent index, each keyword with the sort key of its place (its
-/// parent's key, then its `orderNumber` in 20 digits, its name and U+0001, which sorts before
-/// every character a name holds, so a name ends before a longer one it starts). `CROSS JOIN`
-/// keeps SQLite's planner to that order; to PostgreSQL it is an inner join like any other.
-/// SQLite walks the tree with its queue ordered by that key, which yields the keywords in
-/// pre-order as they are found, without sorting them all; PostgreSQL sorts by it.
-/// Each row is a chunk of 512 keywords in order, as one JSON array of [`Listed`]: a row
-/// crosses from the database to the answer at a cost (on SQLite a hop to sqlx's worker thread),
-/// which a keyword alone would pay 100,000 times for 100,000 keywords.
-macro_rules! listed {
-    (sqlite, $start:expr, $links:literal) => {
+/// The stored sort key's segment of a keyword (migration 0013): its order number `$order` (its
+/// count of digits as one character from '1', then the digits), its name `$name`, then U+0001.
+macro_rules! segment {
+    (sqlite, $order:literal, $name:literal) => {
         concat!(
-            "WITH RECURSIVE sub (id, depth, sort) AS (SELECT id, 1, \
-             printf('%020d', order_number) || name || char(1) FROM keywords WHERE ",
-            $start,
-            " UNION ALL SELECT k.id, s.depth + 1, \
-             s.sort || printf('%020d', k.order_number) || k.name || char(1) \
-             FROM sub s CROSS JOIN keywords k WHERE k.parent_id = s.id AND s.depth < $1 \
-             ORDER BY 3), \
-             listed (entry, sort, chunk) AS (SELECT json_array(k.id, k.parent_id, k.name, \
-             k.path, k.order_number, k.created_at, json((SELECT json_group_array(\
-             json_array(n.loc, n.name) ORDER BY n.loc) FROM keyword_names n \
-             WHERE n.keyword_id = k.id)), ",
-            $links,
-            "), s.sort, (row_number() OVER () - 1) / 512 \
-             FROM sub s CROSS JOIN keywords k WHERE k.id = s.id) \
-             SELECT '[' || group_concat(entry, ',' ORDER BY sort) || ']' FROM listed \
-             GROUP BY chunk ORDER BY chunk"
+            "char(48 + length(",
+            $order,
+            ")) || ",
+            $order,
+            " || ",
+            $name,
+            " || char(1)"
         )
     };
-    (postgres, $start:expr, $links:literal) => {
+    (postgres, $order:literal, $name:literal) => {
         concat!(
-            "WITH RECURSIVE sub (id, depth, sort) AS (SELECT id, 1, \
-             lpad(order_number::text, 20, '0') || name || chr(1) FROM keywords WHERE ",
-            $start,
-            " UNION ALL SELECT k.id, s.depth + 1, \
-             s.sort || lpad(k.order_number::text, 20, '0') || k.name || chr(1) \
-             FROM sub s CROSS JOIN keywords k WHERE k.parent_id = s.id AND s.depth < $1), \
-             listed (entry, sort, chunk) AS (SELECT json_build_array(k.id, k.parent_id, k.name, \
-             k.path, k.order_number, k.created_at, COALESCE((SELECT json_agg(\
-             json_build_array(n.loc, n.name) ORDER BY n.loc COLLATE \"C\") \
-             FROM keyword_names n WHERE n.keyword_id = k.id), '[]'), ",
-            $links,
-            "), s.sort, (row_number() OVER (ORDER BY s.sort COLLATE \"C\") - 1) / 512 \
-             FROM sub s CROSS JOIN keywords k WHERE k.id = s.id) \
-             SELECT json_agg(entry ORDER BY sort COLLATE \"C\")::text FROM listed \
-             GROUP BY chunk ORDER BY chunk"
+            "chr(48 + length(",
+            $order,
+            "::text)) || ",
+            $order,
+            "::text || ",
+            $name,
+            " || chr(1)"
         )
     };
 }
 
-/// The four forms of the listing for one backend: below the root or below the keyword at path
-/// `$2` (found in the same statement), with or without links.
-struct Listings {
-    roots: &'static str,
-    roots_linked: &'static str,
-    below: &'static str,
-    below_linked: &'static str,
-}
+mod listing;
 
-/// Declares the [`Listings`] of one backend, `$links` the subquery of keyword `k`'s asset links
-/// as [`Listed::links`] holds them.
-macro_rules! listings {
-    ($backend:ident, $links:literal) => {
-        Listings {
-            roots: sql!($backend: listed!($backend, start!(roots), "NULL")),
-            roots_linked: sql!($backend: listed!($backend, start!(roots), $links)),
-            below: sql!($backend: listed!($backend, start!(below), "NULL")),
-            below_linked: sql!($backend: listed!($backend, start!(below), $links)),
-        }
-    };
-}
-
-const LISTINGS_SQLITE: Listings = listings!(
-    sqlite,
-    "json((SELECT json_group_array(json_array(a.tid, r.name) ORDER BY a.tid) \
-     FROM keyword_assets ka JOIN assets a ON a.id = ka.asset_id \
-     LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-     LEFT JOIN roles r ON r.id = ar.role_id WHERE ka.keyword_id = k.id))"
-);
-const LISTINGS_POSTGRES: Listings = listings!(
-    postgres,
-    "COALESCE((SELECT json_agg(json_build_array(a.tid, r.name) ORDER BY a.tid COLLATE \"C\") \
-     FROM keyword_assets ka JOIN assets a ON a.id = ka.asset_id \
-     LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-     LEFT JOIN roles r ON r.id = ar.role_id WHERE ka.keyword_id = k.id), '[]')"
-);
-
-/// The keywords of a subtree in depth-first pre-order (siblings by `orderNumber`, then name),
-/// with their names and, when `links`, their asset links: one statement, its base found by path
-/// in it, read while the answer is written ([`stream::rows`](super::stream::rows)). No row: the
-/// base has no children, or is not stored.
-pub(crate) fn listed(
-    database: &Database,
-    subtree: Subtree,
-    links: bool,
-) -> BoxStream<'static, Result<Listed, sqlx::Error>> {
-    let listings = match database.backend() {
-        Backend::Sqlite => &LISTINGS_SQLITE,
-        Backend::Postgres => &LISTINGS_POSTGRES,
-    };
-    let query: QueryAs<'static, Any, (String,), AnyArguments> = match (&subtree.base, links) {
-        (None, false) => sqlx::query_as(listings.roots),
-        (None, true) => sqlx::query_as(listings.roots_linked),
-        (Some(_), false) => sqlx::query_as(listings.below),
-        (Some(_), true) => sqlx::query_as(listings.below_linked),
-    };
-    let query = query.bind(subtree.generations);
-    let query = match subtree.base {
-        Some(base) => query.bind(base),
-        None => query,
-    };
-    super::stream::rows(database, query)
-        .flat_map(|chunk| {
-            let listed: Vec<Result<Listed, sqlx::Error>> =
-                match chunk.and_then(|(chunk,)| json_rows(Some(chunk))) {
-                    Ok(listed) => listed.into_iter().map(Ok).collect(),
-                    Err(error) => vec![Err(error)],
-                };
-            futures_util::stream::iter(listed)
-        })
-        .boxed()
-}
+pub(crate) use listing::{DEEPEST, Listed, Subtree, listed};
 
 /// The parent a new keyword is stored under, as the request names it.
 #[derive(Debug, Clone, Copy)]
@@ -214,16 +73,19 @@ struct Inserts {
 }
 
 /// The insert of a new keyword under the parent that `$condition` finds as `p`, locked with
-/// `$lock`: its path made from the parent's, its place after the parent's last child.
+/// `$lock`: its path made from the parent's, its place after the parent's last child, its sort
+/// key the parent's followed by its own segment.
 macro_rules! under {
-    ($condition:literal, $lock:literal) => {
+    ($backend:ident, $condition:literal, $lock:literal) => {
         concat!(
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-             SELECT p.id, $2, p.path || '/' || $2, COALESCE((SELECT MAX(order_number) \
-             FROM keywords WHERE parent_id = p.id), 0) + 1, $3 FROM keywords p WHERE ",
+            "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
+             SELECT q.id, $2, q.path || '/' || $2, q.o, $3, q.sort_key || ",
+            segment!($backend, "q.o", "$2"),
+            " FROM (SELECT p.id, p.path, p.sort_key, COALESCE((SELECT MAX(order_number) \
+             FROM keywords WHERE parent_id = p.id), 0) + 1 AS o FROM keywords p WHERE ",
             $condition,
             $lock,
-            " RETURNING id, path"
+            ") q RETURNING id, path"
         )
     };
 }
@@ -234,13 +96,17 @@ macro_rules! under {
 macro_rules! inserts {
     ($backend:ident, $with_names:ident, $lock:literal) => {
         Inserts {
-            by_id: sql!($backend: $with_names!(4, under!("p.id = $1", $lock))),
-            by_path: sql!($backend: $with_names!(4, under!("p.path = $1", $lock))),
+            by_id: sql!($backend: $with_names!(4, under!($backend, "p.id = $1", $lock))),
+            by_path: sql!($backend: $with_names!(4, under!($backend, "p.path = $1", $lock))),
             root: sql!($backend: $with_names!(
                 3,
-                "INSERT INTO keywords (parent_id, name, path, order_number, created_at) \
-                 SELECT NULL, $1, '/' || $1, COALESCE(MAX(order_number), 0) + 1, $2 \
-                 FROM keywords WHERE parent_id IS NULL RETURNING id, path"
+                concat!(
+                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at, \
+                     sort_key) SELECT NULL, $1, '/' || $1, q.o, $2, ",
+                    segment!($backend, "q.o", "$1"),
+                    " FROM (SELECT COALESCE(MAX(order_number), 0) + 1 AS o FROM keywords \
+                     WHERE parent_id IS NULL) q RETURNING id, path"
+                )
             )),
         }
     };
@@ -404,9 +270,10 @@ pub(crate) async fn longest_below(
 }
 
 /// Renames keyword `id` from `path` to `new_path` (its default name becoming `name`), moving the
-/// paths of its descendants along. On PostgreSQL the descendants are locked first, so that a
-/// child being created under one of them is either there before the paths move or waits and
-/// takes its parent's new path. A path taken already is a uniqueness violation.
+/// paths and sort keys of its descendants along. On PostgreSQL the descendants are locked first,
+/// so that a child being created under one of them is either there before the paths move or
+/// waits and takes its parent's new path and key. A path taken already is a uniqueness
+/// violation.
 pub(crate) async fn rename(
     connection: &mut AnyConnection,
     backend: Backend,
@@ -422,23 +289,43 @@ pub(crate) async fn rename(
         .execute(&mut *connection)
         .await?;
     }
+    let key: String = sqlx::query_scalar(sql!("SELECT sort_key FROM keywords WHERE id = $1"))
+        .bind(id)
+        .fetch_one(&mut *connection)
+        .await?;
+    let new_key = renamed_key(&key, path, name);
     sqlx::query(sql!(descendants!(
-        "UPDATE keywords SET path = $2 || substr(path, $3) WHERE id IN (SELECT id FROM sub)"
+        "UPDATE keywords SET path = $2 || substr(path, $3), sort_key = $4 || substr(sort_key, $5) \
+         WHERE id IN (SELECT id FROM sub)"
     )))
     .bind(id)
     .bind(new_path)
     .bind(length(path) + 1)
+    .bind(new_key.as_str())
+    .bind(length(&key) + 1)
     .execute(&mut *connection)
     .await?;
     sqlx::query(sql!(
-        "UPDATE keywords SET path = $1, name = $2 WHERE id = $3"
+        "UPDATE keywords SET path = $1, name = $2, sort_key = $3 WHERE id = $4"
     ))
     .bind(new_path)
     .bind(name)
+    .bind(new_key.as_str())
     .bind(id)
     .execute(connection)
     .await?;
     Ok(())
+}
+
+/// The sort key of a keyword at `path` with sort key `key` once renamed to `name`: its segment's
+/// name (the last of `path`) replaced.
+fn renamed_key(key: &str, path: &str, name: &str) -> String {
+    let old_name = path.rsplit('/').next().unwrap_or_default();
+    let stem = key
+        .strip_suffix('\u{1}')
+        .and_then(|key| key.strip_suffix(old_name))
+        .unwrap_or(key);
+    format!("{stem}{name}\u{1}")
 }
 
 /// Replaces the names of the given locales; the others stay.
@@ -511,4 +398,19 @@ pub(crate) async fn link_asset(
 /// type PostgreSQL's `substr` takes).
 fn length(text: &str) -> i32 {
     i32::try_from(text.chars().count()).unwrap_or(i32::MAX - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::renamed_key;
+
+    #[test]
+    fn a_renamed_key_keeps_its_parents_part_and_order_number() {
+        let key = "11Materials\u{1}12Cotton\u{1}";
+        assert_eq!(
+            renamed_key(key, "/Materials/Cotton", "Organic Cotton"),
+            "11Materials\u{1}12Organic Cotton\u{1}"
+        );
+        assert_eq!(renamed_key("13a\u{1}", "/a", "b"), "13b\u{1}");
+    }
 }
