@@ -48,17 +48,20 @@ where
     })
 }
 
-/// The pages of a listing read in keyset order: `first`'s row, then the row of the statement
-/// `next` makes of each page read, until it makes none; all in one read transaction, so that the
-/// pages are one snapshot (on PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED`
-/// would see the writes committed since the last), bounded like [`rows`].
-pub(crate) fn pages<R, N>(
+/// The pages of a listing read in keyset order: the row of `first()`, then the row of the
+/// statement `next` makes of each page read, until it makes none; all one snapshot, bounded like
+/// [`rows`]. A listing of one page (most answers) is that one statement alone. When the first
+/// page is not the last, it is read again in a read transaction with the pages after it (on
+/// PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED` would see the writes committed
+/// since the last): a page more for a long listing spares every short one two round trips.
+pub(crate) fn pages<R, F, N>(
     database: &Database,
-    first: QueryAs<'static, Any, R, AnyArguments>,
+    first: F,
     mut next: N,
 ) -> BoxStream<'static, Result<R, sqlx::Error>>
 where
     R: for<'r> FromRow<'r, AnyRow> + Send + Unpin + 'static,
+    F: Fn() -> QueryAs<'static, Any, R, AnyArguments> + Send + 'static,
     N: FnMut(&R) -> Option<QueryAs<'static, Any, R, AnyArguments>> + Send + 'static,
 {
     let begin = match database.backend() {
@@ -66,8 +69,13 @@ where
         Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
     };
     read(database, move |mut connection, sender| async move {
+        let page = first().fetch_one(&mut *connection).await?;
+        if next(&page).is_none() {
+            let _ = sender.send(Ok(page)).await;
+            return Ok(());
+        }
         let mut transaction = connection.begin_with(begin).await?;
-        let mut query = Some(first);
+        let mut query = Some(first());
         while let Some(statement) = query.take() {
             let page = statement.fetch_one(&mut *transaction).await?;
             query = next(&page);

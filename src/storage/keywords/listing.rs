@@ -264,9 +264,15 @@ pub(crate) fn listed(
     };
     let form = |linked: &Linked| if links { linked.linked } else { linked.plain };
     let chunks = if subtree.generations >= DEEPEST {
-        let first: QueryAs<'static, Any, Chunk, AnyArguments> = match subtree.base {
-            None => sqlx::query_as(form(&listings.every)),
-            Some(base) => sqlx::query_as(form(&listings.range_below)).bind(base),
+        let (statement, base) = match subtree.base {
+            None => (form(&listings.every), None),
+            Some(base) => (form(&listings.range_below), Some(base)),
+        };
+        let first = move || -> QueryAs<'static, Any, Chunk, AnyArguments> {
+            match &base {
+                None => sqlx::query_as(statement),
+                Some(base) => sqlx::query_as(statement).bind(base.clone()),
+            }
         };
         let after = form(&listings.after);
         crate::storage::stream::pages(database, first, move |read: &Chunk| {
