@@ -14,6 +14,6 @@ WITH RECURSIVE sub (id, sort) AS (
     SELECT k.id, s.sort || char(48 + length(k.order_number)) || k.order_number || k.name || char(1)
     FROM sub s JOIN keywords k ON k.parent_id = s.id
 )
-UPDATE keywords SET sort_key = (SELECT sort FROM sub WHERE sub.id = keywords.id);
+UPDATE keywords SET sort_key = sub.sort FROM sub WHERE sub.id = keywords.id;
 
 CREATE INDEX keywords_sort ON keywords (sort_key);
