@@ -15,7 +15,7 @@ use sqlx::Row;
 
 #[path = "bootstrap/format.rs"]
 mod format;
-use format::keywords_in_any_order;
+use format::{keywords_in_any_order, many_keywords_replace_their_names};
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/bootstrap.schema.json");
 
@@ -391,6 +391,7 @@ async fn sqlite_loads_idempotently_and_all_or_nothing() {
     loads_twice_without_duplicates(&database, "1").await;
     refuses_and_changes_nothing(&database, "1").await;
     keywords_in_any_order(&database, "1").await;
+    many_keywords_replace_their_names(&database, "1").await;
 }
 
 #[tokio::test]
@@ -411,6 +412,7 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     loads_twice_without_duplicates(&database, &suffix).await;
     refuses_and_changes_nothing(&database, &suffix).await;
     keywords_in_any_order(&database, &suffix).await;
+    many_keywords_replace_their_names(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
 }
 

@@ -3,10 +3,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use core_api::tables;
+use core_api_support::Field;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, invalid, within};
 use crate::storage::import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
@@ -29,49 +30,66 @@ pub(super) fn check<'d>(
     document: &'d Bootstrap,
     checks: &mut Checks<'d>,
 ) -> Result<(), BootstrapError> {
-    let mut paths = HashSet::new();
+    // The limits are looked up once: a document may hold a million keywords.
+    let limits = Limits {
+        path: tables::KWD.field("path"),
+        name: tables::NAME_ITM.field("value"),
+        loc: tables::NAME_ITM.field("loc"),
+    };
+    let mut paths = HashSet::with_capacity(document.keywords.len());
     for (index, keyword) in document.keywords.iter().enumerate() {
-        let record = format!("keywords[{index}] ({})", keyword.path);
-        let segments: Vec<&str> = keyword.path.split('/').skip(1).collect();
-        let valid = keyword.path.starts_with('/')
-            && !segments.is_empty()
-            && segments.iter().all(|segment| !segment.trim().is_empty());
-        if !valid {
-            return Err(invalid(
-                record,
-                "path",
-                "must be /-separated non-empty names, such as /Materials/Cotton",
-            ));
-        }
-        fits(&record, "path", &keyword.path, &tables::KWD, "path")?;
-        for segment in &segments {
-            name(&record, "path", segment)?;
-        }
-        for (loc, localized) in &keyword.names {
-            name(&record, "names", localized)?;
-            fits(&record, "names", loc, &tables::NAME_ITM, "loc")?;
-        }
-        counted(
-            &record,
-            "names",
-            keyword.names.len(),
-            (&tables::NAME, "itm"),
-            1,
-        )?;
+        let record = || format!("keywords[{index}] ({})", keyword.path);
+        check_one(keyword, checks, &limits).map_err(|error| error.of_record(record))?;
         if !paths.insert(keyword.path.as_str()) {
-            return Err(invalid(record, "path", "is declared twice"));
+            return Err(invalid(record(), "path", "is declared twice"));
         }
-        if let Some(asset) = keyword
-            .assets
-            .iter()
-            .find(|asset| !checks.assets.contains(asset.as_str()))
-        {
-            return Err(invalid(
-                record,
-                "assets",
-                format!("'{asset}' is not an asset of the document"),
-            ));
-        }
+    }
+    Ok(())
+}
+
+/// The limits of a keyword's fields.
+struct Limits {
+    /// Of its path.
+    path: Option<&'static Field>,
+    /// Of a name: a path's segment or a localized name.
+    name: Option<&'static Field>,
+    /// Of a localized name's locale.
+    loc: Option<&'static Field>,
+}
+
+/// Checks one keyword's own fields; its errors name no record yet.
+fn check_one(keyword: &Keyword, checks: &Checks, limits: &Limits) -> Result<(), BootstrapError> {
+    let valid = keyword.path.starts_with('/')
+        && keyword.path.len() > 1
+        && keyword.path[1..]
+            .split('/')
+            .all(|segment| !segment.trim().is_empty());
+    if !valid {
+        return Err(invalid(
+            String::new(),
+            "path",
+            "must be /-separated non-empty names, such as /Materials/Cotton",
+        ));
+    }
+    within("", "path", &keyword.path, limits.path)?;
+    for segment in keyword.path[1..].split('/') {
+        within("", "path", segment, limits.name)?;
+    }
+    for (loc, localized) in &keyword.names {
+        within("", "names", localized, limits.name)?;
+        within("", "names", loc, limits.loc)?;
+    }
+    counted("", "names", keyword.names.len(), (&tables::NAME, "itm"), 1)?;
+    if let Some(asset) = keyword
+        .assets
+        .iter()
+        .find(|asset| !checks.assets.contains(asset.as_str()))
+    {
+        return Err(invalid(
+            String::new(),
+            "assets",
+            format!("'{asset}' is not an asset of the document"),
+        ));
     }
     Ok(())
 }
@@ -82,6 +100,9 @@ impl Loader<'_, '_> {
     pub(super) async fn keywords(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         let keywords = &document.keywords;
         let parents = self.parents(keywords).await?;
+        // A keyword of a greater id than this was stored by this load and owns nothing yet
+        // (the load runs alone: D-14).
+        let known = import::last_keyword_id(self.transaction).await?;
         let mut order: Vec<usize> = (0..keywords.len()).collect();
         order.sort_by_key(|&index| depth(&keywords[index].path));
         let mut ids = vec![0; keywords.len()];
@@ -97,7 +118,7 @@ impl Loader<'_, '_> {
                         chunk.len() - 1
                     )
                 };
-                self.keyword_chunk(keywords, chunk, &parents, &mut ids)
+                self.keyword_chunk(keywords, chunk, &parents, &mut ids, known)
                     .await
                     .map_err(|error| error.within(record))?;
                 self.loaded.records += chunk.len();
@@ -142,13 +163,15 @@ impl Loader<'_, '_> {
     }
 
     /// Stores one chunk of keywords of one depth (their parents have ids), with their names and
-    /// asset links; writes their ids into `ids`, by index.
+    /// asset links; writes their ids into `ids`, by index. Only keywords of ids up to `known`
+    /// were stored before the load and may own names and links to replace.
     async fn keyword_chunk(
         &mut self,
         keywords: &[Keyword],
         chunk: &[usize],
         parents: &[Parent],
         ids: &mut [i64],
+        known: i64,
     ) -> Result<(), BootstrapError> {
         let rows: Vec<KeywordRow> = chunk
             .iter()
@@ -183,8 +206,9 @@ impl Loader<'_, '_> {
                 asset,
             }));
         }
-        import::replace_keyword_names(self.transaction, &stored, &names).await?;
-        import::replace_keyword_assets(self.transaction, &stored, &assets).await?;
+        let owners: Vec<i64> = stored.into_iter().filter(|&id| id <= known).collect();
+        import::replace_keyword_names(self.transaction, &owners, &names).await?;
+        import::replace_keyword_assets(self.transaction, &owners, &assets).await?;
         Ok(())
     }
 }

@@ -17,7 +17,7 @@ use std::{
 };
 
 use core_api::tables;
-use core_api_support::Schema;
+use core_api_support::{Field, Schema};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::{Any, Transaction};
@@ -178,6 +178,19 @@ pub enum BootstrapError {
 }
 
 impl BootstrapError {
+    /// Names the record a failed check is about, once it failed: a check of many records
+    /// formats a record's name only when it is needed.
+    fn of_record(self, record: impl FnOnce() -> String) -> BootstrapError {
+        match self {
+            BootstrapError::Invalid { field, problem, .. } => BootstrapError::Invalid {
+                record: record(),
+                field,
+                problem,
+            },
+            other => other,
+        }
+    }
+
     /// Names the record a database failure happened at.
     fn within(self, record: impl FnOnce() -> String) -> BootstrapError {
         match self {
@@ -272,6 +285,9 @@ pub async fn load_reporting(
     check(document)?;
     let mut binaries = assets::read_binaries(document, folder)?.into_iter();
     let mut transaction = database.write().await?;
+    // A load runs alone, like a batch run again after a deadlock (D-14): on SQLite its write
+    // transaction already does.
+    database.lock_batches(&mut transaction, true).await?;
     import::widen_cache(&mut transaction).await?;
     let mut loader = Loader {
         transaction: &mut transaction,
@@ -404,7 +420,17 @@ fn fits(
     schema: &'static Schema,
     property: &str,
 ) -> Result<(), BootstrapError> {
-    let Some(limits) = schema.field(property) else {
+    within(record, field, value, schema.field(property))
+}
+
+/// Holds a string to limits looked up beforehand: [`fits`] for a loop over many records.
+fn within(
+    record: &str,
+    field: &str,
+    value: &str,
+    limits: Option<&'static Field>,
+) -> Result<(), BootstrapError> {
+    let Some(limits) = limits else {
         return Ok(());
     };
     match constraints::text(limits, value) {

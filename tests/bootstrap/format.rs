@@ -54,6 +54,53 @@ pub(crate) async fn keywords_in_any_order(database: &Database, suffix: &str) {
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+/// Siblings beyond one bound statement's rows (SQLite's is 1,024) are numbered in document
+/// order, and a second load replaces the names of every one of them, also of those a load
+/// before it stored.
+pub(crate) async fn many_keywords_replace_their_names(database: &Database, suffix: &str) {
+    const SIBLINGS: usize = 2_500;
+    let folder = folder(&format!("many{}", suffix.len()));
+    let root = format!("/Many{suffix}");
+    let load = |names: &dyn Fn(usize) -> Value| {
+        let mut keywords = vec![json!({"path": root})];
+        keywords.extend((0..SIBLINGS).map(|index| {
+            json!({"path": format!("{root}/k{:04}", SIBLINGS - index), "names": names(index)})
+        }));
+        let file = write(&folder, &json!({ "keywords": keywords }));
+        async move { bootstrap::load_file(database, &file).await }
+    };
+    let names_below = || async {
+        count(
+            database,
+            "SELECT COUNT(*) FROM keyword_names n JOIN keywords c ON c.id = n.keyword_id \
+             WHERE c.path LIKE $1",
+            &format!("{root}/%"),
+        )
+        .await
+    };
+    load(&|index| json!({"de_DE": format!("{index} (de)"), "en_GB": format!("{index} (en)")}))
+        .await
+        .expect("the first load");
+    assert_eq!(names_below().await, 2 * SIBLINGS as i64);
+    for index in [0, 1023, 1024, 2047, 2048, SIBLINGS - 1] {
+        assert_eq!(
+            count(
+                database,
+                "SELECT CAST(order_number AS BIGINT) FROM keywords WHERE path = $1",
+                &format!("{root}/k{:04}", SIBLINGS - index)
+            )
+            .await,
+            index as i64 + 1,
+            "sibling {index}"
+        );
+    }
+    load(&|index| json!({"en_GB": format!("{index} (en, again)")}))
+        .await
+        .expect("the second load");
+    assert_eq!(names_below().await, SIBLINGS as i64);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
 /// A document of a newer format version is refused whole, with what to do, even when it holds
 /// fields this version does not know; the version this core-server writes loads.
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! text is the same for any number of rows and its plan is checked like every other.
 
 use serde::Serialize;
+use sqlx::{Any, any::AnyArguments, query::Query};
 
 use super::Load;
 use crate::storage::{Backend, backend_of};
@@ -10,6 +11,29 @@ use crate::storage::{Backend, backend_of};
 /// Rows per bulk statement: large enough that a statement's round trip is spread thin, small
 /// enough that its JSON stays a few hundred kilobytes.
 pub(crate) const BULK_ROWS: usize = 4096;
+
+/// Rows of one bound SQLite statement. SQLite takes rows as bound values (`VALUES (?, ?), …`),
+/// which it reads without parsing: a JSON array's rows cost a parse of each row's text per
+/// field, half the time of a names insert. The text is fixed, so a shorter list is padded with
+/// rows of NULLs, which the statement skips; 1024 rows of four values stay well within
+/// SQLite's 32,766 parameters.
+const BOUND_ROWS: usize = 1024;
+
+/// [`BOUND_ROWS`] copies of a row of placeholders, comma-separated.
+macro_rules! bound_rows {
+    ($row:literal) => {
+        twice!(twice!(twice!(twice!(twice!(twice!(twice!(twice!(
+            twice!(twice!($row))
+        ))))))))
+    };
+}
+
+/// A list written twice, comma-separated.
+macro_rules! twice {
+    ($($list:tt)*) => {
+        concat!($($list)*, ",", $($list)*)
+    };
+}
 
 /// A keyword to store unless its path is stored (written as `{"p", "n", "path", "i"}`).
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -65,36 +89,52 @@ pub(crate) async fn insert_keywords(
     // scalar subquery, run per row on the unique index: written as a join, it was planned as a
     // hash join over a sequential scan of the whole table for every chunk, since the statistics
     // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
-    let insert = match backend_of(load) {
-        Backend::Sqlite => sql!(sqlite:
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
-             SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
-             WHERE k.id = q.p), '') || char(48 + length(q.o)) || q.o || q.n || char(1) \
-             FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT MAX(k.order_number) FROM keywords k \
-             WHERE k.parent_id IS r.p), 0) + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
-             FROM (SELECT json_extract(value, '$.p') AS p, json_extract(value, '$.n') AS n, \
-             json_extract(value, '$.path') AS path, json_extract(value, '$.i') AS i FROM json_each($1)) r \
-             WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.path = r.path)) q WHERE true \
-             ON CONFLICT (path) DO NOTHING"
-        ),
-        Backend::Postgres => sql!(postgres:
-            "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
-             SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
-             WHERE k.id = q.p), '') || chr(48 + length(q.o::text)) || q.o::text || q.n || chr(1) \
-             FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
-             THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
-             ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-             + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
-             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
-             WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
-             ON CONFLICT (path) DO NOTHING"
-        ),
-    };
-    sqlx::query(insert)
-        .bind(rows_json(rows)?)
-        .bind(now)
-        .execute(&mut **load)
-        .await?;
+    match backend_of(load) {
+        Backend::Sqlite => {
+            for rows in rows.chunks(BOUND_ROWS) {
+                let mut insert = sqlx::query(sql!(sqlite: concat!(
+                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at, \
+                     sort_key) SELECT q.p, q.n, q.path, q.o, ?, COALESCE((SELECT k.sort_key \
+                     FROM keywords k WHERE k.id = q.p), '') || char(48 + length(q.o)) || q.o \
+                     || q.n || char(1) FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT \
+                     MAX(k.order_number) FROM keywords k WHERE k.parent_id IS r.p), 0) \
+                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o FROM (SELECT \
+                     column1 AS p, column2 AS n, column3 AS path, column4 AS i FROM (VALUES ",
+                    bound_rows!("(?,?,?,?)"),
+                    ")) r WHERE r.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM keywords k \
+                     WHERE k.path = r.path)) q WHERE true ON CONFLICT (path) DO NOTHING"
+                )))
+                .bind(now);
+                for row in rows {
+                    insert = insert
+                        .bind(row.parent_id)
+                        .bind(row.name)
+                        .bind(row.path)
+                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX));
+                }
+                padded(insert, rows.len(), 4).execute(&mut **load).await?;
+            }
+        }
+        Backend::Postgres => {
+            let insert = sql!(postgres:
+                "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
+                 SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
+                 WHERE k.id = q.p), '') || chr(48 + length(q.o::text)) || q.o::text || q.n || chr(1) \
+                 FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
+                 THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
+                 ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
+                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
+                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
+                 WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
+                 ON CONFLICT (path) DO NOTHING"
+            );
+            sqlx::query(insert)
+                .bind(rows_json(rows)?)
+                .bind(now)
+                .execute(&mut **load)
+                .await?;
+        }
+    }
     let paths: Vec<&str> = rows.iter().map(|row| row.path).collect();
     // One row holding every id, in the order of the paths: rows one by one would each cross to
     // SQLite's worker thread.
@@ -125,31 +165,68 @@ fn rows_json<T: Serialize>(rows: &[T]) -> Result<String, sqlx::Error> {
     serde_json::to_string(rows).map_err(|error| sqlx::Error::Encode(Box::new(error)))
 }
 
-/// Replaces the names of keywords: every name of the keywords listed is removed, then the names
-/// given are stored.
+/// The greatest id of a stored keyword (0 when none is): the keywords a load stores after it
+/// reading this get greater ids, and own nothing a later chunk must clear.
+pub(crate) async fn last_keyword_id(load: Load<'_, '_>) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(sql!("SELECT COALESCE(MAX(id), 0) AS id FROM keywords"))
+        .fetch_one(&mut **load)
+        .await
+}
+
+/// Replaces the names of keywords: every name of the keywords listed (those stored before the
+/// load) is removed, then the names given are stored.
 pub(crate) async fn replace_keyword_names(
     load: Load<'_, '_>,
     keywords: &[i64],
     names: &[KeywordName<'_>],
 ) -> Result<(), sqlx::Error> {
     delete_owned(load, Owner::KeywordNames, keywords).await?;
-    let json = rows_json(names)?;
-    let insert = match backend_of(load) {
-        Backend::Sqlite => sql!(sqlite:
-            "INSERT INTO keyword_names (keyword_id, loc, name) SELECT json_extract(value, '$.k'), \
-             json_extract(value, '$.l'), json_extract(value, '$.n') FROM json_each($1)"
-        ),
-        Backend::Postgres => sql!(postgres:
-            "INSERT INTO keyword_names (keyword_id, loc, name) SELECT r.k, r.l, r.n \
-             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, l TEXT, n TEXT)"
-        ),
-    };
-    sqlx::query(insert).bind(json).execute(&mut **load).await?;
+    if names.is_empty() {
+        return Ok(());
+    }
+    match backend_of(load) {
+        Backend::Sqlite => {
+            for names in names.chunks(BOUND_ROWS) {
+                let mut insert = sqlx::query(sql!(sqlite: concat!(
+                    "INSERT INTO keyword_names (keyword_id, loc, name) SELECT column1, column2, \
+                     column3 FROM (VALUES ",
+                    bound_rows!("(?,?,?)"),
+                    ") WHERE column1 IS NOT NULL"
+                )));
+                for name in names {
+                    insert = insert.bind(name.keyword_id).bind(name.loc).bind(name.name);
+                }
+                padded(insert, names.len(), 3).execute(&mut **load).await?;
+            }
+        }
+        Backend::Postgres => {
+            let insert = sql!(postgres:
+                "INSERT INTO keyword_names (keyword_id, loc, name) SELECT r.k, r.l, r.n \
+                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, l TEXT, n TEXT)"
+            );
+            sqlx::query(insert)
+                .bind(rows_json(names)?)
+                .execute(&mut **load)
+                .await?;
+        }
+    }
     Ok(())
 }
 
-/// Replaces the asset links of keywords: every link of the keywords listed is removed, then the
-/// links given are stored (those to assets that are stored).
+/// A bound statement's rows after the `filled` given, as NULLs (`width` values each).
+fn padded(
+    mut query: Query<'_, Any, AnyArguments>,
+    filled: usize,
+    width: usize,
+) -> Query<'_, Any, AnyArguments> {
+    for _ in filled * width..BOUND_ROWS * width {
+        query = query.bind(None::<i64>);
+    }
+    query
+}
+
+/// Replaces the asset links of keywords: every link of the keywords listed (those stored before
+/// the load) is removed, then the links given are stored (those to assets that are stored).
 pub(crate) async fn replace_keyword_assets(
     load: Load<'_, '_>,
     keywords: &[i64],
@@ -190,6 +267,9 @@ enum Owner {
 /// is used however stale the statistics of a table a load is filling (a join with the JSON rows
 /// was planned as a scan of the whole table for every chunk).
 async fn delete_owned(load: Load<'_, '_>, owner: Owner, ids: &[i64]) -> Result<(), sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(());
+    }
     let json = rows_json(ids)?;
     let delete = match (owner, backend_of(load)) {
         (Owner::KeywordNames, Backend::Sqlite) => sql!(sqlite:
@@ -211,11 +291,12 @@ async fn delete_owned(load: Load<'_, '_>, owner: Owner, ids: &[i64]) -> Result<(
     Ok(())
 }
 
-/// An SQLite page cache large enough for a bulk load's working set (256 MiB): with the default
-/// 2 MB, the pages of a growing index spill into the WAL mid-transaction and each later read
-/// looks them up there, so a load slows as it grows. Nothing on PostgreSQL.
+/// An SQLite page cache large enough for a bulk load's working set (up to 1 GiB, taken only as
+/// the load's pages fill it; a million keywords with two names each take 270 MB): with the
+/// default 2 MB, the pages of a growing index spill into the WAL mid-transaction and each later
+/// read looks them up there, so a load slows as it grows. Nothing on PostgreSQL.
 pub(crate) async fn widen_cache(load: Load<'_, '_>) -> Result<(), sqlx::Error> {
-    set_cache(load, sql!(sqlite: "PRAGMA cache_size = -262144")).await
+    set_cache(load, sql!(sqlite: "PRAGMA cache_size = -1048576")).await
 }
 
 /// Gives the connection its default page cache back after a bulk load.
