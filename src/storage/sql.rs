@@ -54,3 +54,30 @@ macro_rules! sql_in {
         LIST
     }};
 }
+
+/// The stored sort key's segment of a keyword (migration 0013): its order number `$order` (its
+/// count of digits as one character from '1', then the digits), its name `$name`, then U+0001.
+macro_rules! segment {
+    (sqlite, $order:literal, $name:literal) => {
+        concat!(
+            "char(48 + length(",
+            $order,
+            ")) || ",
+            $order,
+            " || ",
+            $name,
+            " || char(1)"
+        )
+    };
+    (postgres, $order:literal, $name:literal) => {
+        concat!(
+            "chr(48 + length(",
+            $order,
+            "::text)) || ",
+            $order,
+            "::text || ",
+            $name,
+            " || chr(1)"
+        )
+    };
+}

@@ -1,6 +1,7 @@
-//! Bulk writes of `core-server import`: many records in one statement, their rows passed as one
-//! JSON array (`json_each` on SQLite, `jsonb_to_recordset` on PostgreSQL), so that a statement's
-//! text is the same for any number of rows and its plan is checked like every other.
+//! Bulk writes of `core-server import`: many records in one statement, their rows passed as
+//! bound values on SQLite (`BOUND_ROWS` at a time) and as one JSON array on PostgreSQL
+//! (`jsonb_to_recordset`; lists of ids as a JSON array on both), so that a statement's text is
+//! the same for any number of rows and its plan is checked like every other.
 
 use serde::Serialize;
 use sqlx::{Any, any::AnyArguments, query::Query};
@@ -85,56 +86,7 @@ pub(crate) async fn insert_keywords(
     rows: &[KeywordRow<'_>],
     now: &str,
 ) -> Result<Vec<i64>, sqlx::Error> {
-    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
-    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
-    // hash join over a sequential scan of the whole table for every chunk, since the statistics
-    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
-    match backend_of(load) {
-        Backend::Sqlite => {
-            for rows in rows.chunks(BOUND_ROWS) {
-                let mut insert = sqlx::query(sql!(sqlite: concat!(
-                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at, \
-                     sort_key) SELECT q.p, q.n, q.path, q.o, ?, COALESCE((SELECT k.sort_key \
-                     FROM keywords k WHERE k.id = q.p), '') || char(48 + length(q.o)) || q.o \
-                     || q.n || char(1) FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT \
-                     MAX(k.order_number) FROM keywords k WHERE k.parent_id IS r.p), 0) \
-                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o FROM (SELECT \
-                     column1 AS p, column2 AS n, column3 AS path, column4 AS i FROM (VALUES ",
-                    bound_rows!("(?,?,?,?)"),
-                    ")) r WHERE r.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM keywords k \
-                     WHERE k.path = r.path)) q WHERE true ON CONFLICT (path) DO NOTHING"
-                )))
-                .bind(now);
-                for row in rows {
-                    insert = insert
-                        .bind(row.parent_id)
-                        .bind(row.name)
-                        .bind(row.path)
-                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX));
-                }
-                padded(insert, rows.len(), 4).execute(&mut **load).await?;
-            }
-        }
-        Backend::Postgres => {
-            let insert = sql!(postgres:
-                "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
-                 SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
-                 WHERE k.id = q.p), '') || chr(48 + length(q.o::text)) || q.o::text || q.n || chr(1) \
-                 FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
-                 THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
-                 ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
-                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
-                 WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
-                 ON CONFLICT (path) DO NOTHING"
-            );
-            sqlx::query(insert)
-                .bind(rows_json(rows)?)
-                .bind(now)
-                .execute(&mut **load)
-                .await?;
-        }
-    }
+    store_new_keywords(load, rows, now).await?;
     let paths: Vec<&str> = rows.iter().map(|row| row.path).collect();
     // One row holding every id, in the order of the paths: rows one by one would each cross to
     // SQLite's worker thread.
@@ -158,6 +110,67 @@ pub(crate) async fn insert_keywords(
     ids.into_iter()
         .map(|id| id.ok_or(sqlx::Error::RowNotFound))
         .collect()
+}
+
+/// Stores the keywords of `rows` whose paths are not stored, as [`insert_keywords`] says.
+async fn store_new_keywords(
+    load: Load<'_, '_>,
+    rows: &[KeywordRow<'_>],
+    now: &str,
+) -> Result<(), sqlx::Error> {
+    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
+    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
+    // hash join over a sequential scan of the whole table for every chunk, since the statistics
+    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
+    match backend_of(load) {
+        Backend::Sqlite => {
+            for rows in rows.chunks(BOUND_ROWS) {
+                let mut insert = sqlx::query(sql!(sqlite: concat!(
+                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at, \
+                     sort_key) SELECT q.p, q.n, q.path, q.o, ?, COALESCE((SELECT k.sort_key \
+                     FROM keywords k WHERE k.id = q.p), '') || ",
+                    segment!(sqlite, "q.o", "q.n"),
+                    " FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT \
+                     MAX(k.order_number) FROM keywords k WHERE k.parent_id IS r.p), 0) \
+                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o FROM (SELECT \
+                     column1 AS p, column2 AS n, column3 AS path, column4 AS i FROM (VALUES ",
+                    bound_rows!("(?,?,?,?)"),
+                    ")) r WHERE r.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM keywords k \
+                     WHERE k.path = r.path)) q WHERE true ON CONFLICT (path) DO NOTHING"
+                )))
+                .bind(now);
+                for row in rows {
+                    insert = insert
+                        .bind(row.parent_id)
+                        .bind(row.name)
+                        .bind(row.path)
+                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX));
+                }
+                padded(insert, rows.len(), 4).execute(&mut **load).await?;
+            }
+        }
+        Backend::Postgres => {
+            let insert = sql!(postgres: concat!(
+                "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
+                 SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
+                 WHERE k.id = q.p), '') || ",
+                segment!(postgres, "q.o", "q.n"),
+                " FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
+                 THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
+                 ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
+                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
+                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
+                 WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
+                 ON CONFLICT (path) DO NOTHING"
+            ));
+            sqlx::query(insert)
+                .bind(rows_json(rows)?)
+                .bind(now)
+                .execute(&mut **load)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Rows as the JSON array a bulk statement reads.
