@@ -7,7 +7,7 @@ use core_api_support::Field;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, invalid, within};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits_field, invalid};
 use crate::storage::import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
@@ -39,9 +39,20 @@ pub(super) fn check<'d>(
     let mut paths = HashSet::with_capacity(document.keywords.len());
     for (index, keyword) in document.keywords.iter().enumerate() {
         let record = || format!("keywords[{index}] ({})", keyword.path);
-        check_one(keyword, checks, &limits).map_err(|error| error.of_record(record))?;
+        check_one(keyword, &limits).map_err(|error| error.of_record(record))?;
         if !paths.insert(keyword.path.as_str()) {
             return Err(invalid(record(), "path", "is declared twice"));
+        }
+        if let Some(asset) = keyword
+            .assets
+            .iter()
+            .find(|asset| !checks.assets.contains(asset.as_str()))
+        {
+            return Err(invalid(
+                record(),
+                "assets",
+                format!("'{asset}' is not an asset of the document"),
+            ));
         }
     }
     Ok(())
@@ -57,8 +68,8 @@ struct Limits {
     loc: Option<&'static Field>,
 }
 
-/// Checks one keyword's own fields; its errors name no record yet.
-fn check_one(keyword: &Keyword, checks: &Checks, limits: &Limits) -> Result<(), BootstrapError> {
+/// Checks one keyword's path and names; its errors name no record yet.
+fn check_one(keyword: &Keyword, limits: &Limits) -> Result<(), BootstrapError> {
     let valid = keyword.path.starts_with('/')
         && keyword.path.len() > 1
         && keyword.path[1..]
@@ -71,27 +82,15 @@ fn check_one(keyword: &Keyword, checks: &Checks, limits: &Limits) -> Result<(), 
             "must be /-separated non-empty names, such as /Materials/Cotton",
         ));
     }
-    within("", "path", &keyword.path, limits.path)?;
+    fits_field("", "path", &keyword.path, limits.path)?;
     for segment in keyword.path[1..].split('/') {
-        within("", "path", segment, limits.name)?;
+        fits_field("", "path", segment, limits.name)?;
     }
     for (loc, localized) in &keyword.names {
-        within("", "names", localized, limits.name)?;
-        within("", "names", loc, limits.loc)?;
+        fits_field("", "names", localized, limits.name)?;
+        fits_field("", "names", loc, limits.loc)?;
     }
-    counted("", "names", keyword.names.len(), (&tables::NAME, "itm"), 1)?;
-    if let Some(asset) = keyword
-        .assets
-        .iter()
-        .find(|asset| !checks.assets.contains(asset.as_str()))
-    {
-        return Err(invalid(
-            String::new(),
-            "assets",
-            format!("'{asset}' is not an asset of the document"),
-        ));
-    }
-    Ok(())
+    counted("", "names", keyword.names.len(), (&tables::NAME, "itm"), 1)
 }
 
 impl Loader<'_, '_> {
@@ -101,7 +100,7 @@ impl Loader<'_, '_> {
         let keywords = &document.keywords;
         let parents = self.parents(keywords).await?;
         // A keyword of a greater id than this was stored by this load and owns nothing yet
-        // (the load runs alone: D-14).
+        // (the load runs alone: D-01).
         let known = import::last_keyword_id(self.transaction).await?;
         let mut order: Vec<usize> = (0..keywords.len()).collect();
         order.sort_by_key(|&index| depth(&keywords[index].path));

@@ -420,11 +420,11 @@ fn fits(
     schema: &'static Schema,
     property: &str,
 ) -> Result<(), BootstrapError> {
-    within(record, field, value, schema.field(property))
+    fits_field(record, field, value, schema.field(property))
 }
 
 /// Holds a string to limits looked up beforehand: [`fits`] for a loop over many records.
-fn within(
+fn fits_field(
     record: &str,
     field: &str,
     value: &str,
