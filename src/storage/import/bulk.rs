@@ -86,6 +86,10 @@ pub(crate) async fn insert_keywords(
     rows: &[KeywordRow<'_>],
     now: &str,
 ) -> Result<Vec<i64>, sqlx::Error> {
+    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
+    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
+    // hash join over a sequential scan of the whole table for every chunk, since the statistics
+    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
     store_new_keywords(load, rows, now).await?;
     let paths: Vec<&str> = rows.iter().map(|row| row.path).collect();
     // One row holding every id, in the order of the paths: rows one by one would each cross to
@@ -118,10 +122,6 @@ async fn store_new_keywords(
     rows: &[KeywordRow<'_>],
     now: &str,
 ) -> Result<(), sqlx::Error> {
-    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
-    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
-    // hash join over a sequential scan of the whole table for every chunk, since the statistics
-    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
     match backend_of(load) {
         Backend::Sqlite => {
             for rows in rows.chunks(BOUND_ROWS) {
@@ -178,8 +178,8 @@ fn rows_json<T: Serialize>(rows: &[T]) -> Result<String, sqlx::Error> {
     serde_json::to_string(rows).map_err(|error| sqlx::Error::Encode(Box::new(error)))
 }
 
-/// The greatest id of a stored keyword (0 when none is): the keywords a load stores after it
-/// reading this get greater ids, and own nothing a later chunk must clear.
+/// The greatest id of a stored keyword (0 when none is): keywords stored after it is read get
+/// greater ids, and own nothing a later chunk must clear.
 pub(crate) async fn last_keyword_id(load: Load<'_, '_>) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(sql!("SELECT COALESCE(MAX(id), 0) AS id FROM keywords"))
         .fetch_one(&mut **load)
