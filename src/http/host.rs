@@ -134,7 +134,7 @@ impl Host for Service {
     ) -> Result<Response, ApiError>
     where
         T: Serialize + Described + Send + 'static,
-        I: Serialize + Described + Send + 'static,
+        I: Serialize + Send + 'static,
     {
         stream::respond(self, context, value).await
     }

@@ -7,7 +7,7 @@
 //! its status line, of the database or of the writer, cuts the connection without the closing
 //! chunk, so that no client takes the answer it has read for a whole one.
 
-use core_api_support::{Described, Host, Streamed};
+use core_api_support::{Described, Entry, Host, Streamed};
 use futures_util::{StreamExt, stream::BoxStream};
 use poem::{Body, Response};
 use serde::Serialize;
@@ -32,10 +32,11 @@ pub(super) async fn respond<T, I>(
 ) -> Result<Response, ApiError>
 where
     T: Serialize + Described + Send + 'static,
-    I: Serialize + Described + Send + 'static,
+    I: Serialize + Send + 'static,
 {
     let Streamed {
         envelope,
+        collection,
         mut items,
     } = value;
     let Some(first) = items.next().await else {
@@ -43,67 +44,112 @@ where
         return service.respond(context, envelope);
     };
     let first = first?;
-    let place = context
-        .operation
-        .response
-        .streamed
-        .and_then(|path| Place::find(T::SCHEMA, path))
-        .ok_or_else(|| EncodeError {
-            path: String::new(),
-            reason: format!("{} has no streamed collection", context.operation.id),
-        })?;
+    let (place, children) = places::<T>(context, collection)?;
+    if first.depth != 0 {
+        return Err(misplaced(context, "the first item is a child").into());
+    }
     let representation = context.response.representation;
     let codec = service.codec.clone();
     let mut item = Vec::new();
-    codec.encode_item(representation, &first, &place, true, &mut item)?;
-    let Frame { mut prefix, suffix } = codec.frame(
+    codec.encode_item(representation, &first.item, &place, true, &mut item)?;
+    let Frame { prefix, suffix } = codec.frame(
         representation,
         &envelope,
         T::SCHEMA,
         &place,
-        (&first, &item),
+        (&first.item, &item),
     )?;
-    prefix.extend_from_slice(&item);
     let mut pieces = Pieces {
         items,
         codec,
-        place,
         representation,
+        children,
+        levels: vec![Level {
+            place,
+            suffix,
+            first: true,
+        }],
+        pending: Some(first),
         piece: prefix,
-        suffix: Some(suffix),
     };
     // Nothing is sent before the first piece: an answer that fits in it goes whole, with its
     // length, and a failure before it is answered as any other.
     let first = pieces.next().await?;
     let answer = Response::builder().content_type(context.response.name);
-    if pieces.suffix.is_none() {
+    if pieces.levels.is_empty() {
         return Ok(answer.body(first));
     }
     Ok(answer.body(Body::from_bytes_stream(pieces.into_stream(first))))
 }
 
+/// The place of the streamed collection the answer fills, and of its items' children for a
+/// tree.
+fn places<T: Described>(
+    context: &Context,
+    collection: usize,
+) -> Result<(Place, Option<&'static [&'static str]>), EncodeError> {
+    let streamed = context
+        .operation
+        .response
+        .streamed
+        .get(collection)
+        .ok_or_else(|| misplaced(context, "has no such streamed collection"))?;
+    let place = Place::find(T::SCHEMA, streamed.path)
+        .ok_or_else(|| misplaced(context, "has no streamed collection there"))?;
+    if let Some(children) = streamed.children {
+        place
+            .children(children)
+            .ok_or_else(|| misplaced(context, "has no child collection there"))?;
+    }
+    Ok((place, streamed.children))
+}
+
+/// The fault of a streamed answer that does not fit its operation's `x-streamed`.
+fn misplaced(context: &Context, reason: &str) -> EncodeError {
+    EncodeError {
+        path: String::new(),
+        reason: format!("{}: {reason}", context.operation.id),
+    }
+}
+
+/// A collection being written: the streamed one, or an item's children inside it.
+struct Level {
+    /// Where its items go.
+    place: Place,
+    /// What comes after its last item.
+    suffix: Vec<u8>,
+    /// Whether no item of it was written yet.
+    first: bool,
+}
+
 /// What is left to write of a streamed answer.
 struct Pieces<I> {
-    items: BoxStream<'static, Result<I, ApiError>>,
+    items: BoxStream<'static, Result<Entry<I>, ApiError>>,
     codec: Codec,
-    place: Place,
     representation: core_api_support::Representation,
+    /// For a tree, the path of an item's child collection inside it.
+    children: Option<&'static [&'static str]>,
+    /// The collections open, the streamed one first, each item's children after; an item at
+    /// depth d goes into the collection at d. Empty once the answer's end is written.
+    levels: Vec<Level>,
+    /// The last item read, not yet written: whether it has children is known from the next.
+    pending: Option<Entry<I>>,
     /// The bytes written and not yet handed over.
     piece: Vec<u8>,
-    /// The end of the answer, until it is written.
-    suffix: Option<Vec<u8>>,
 }
 
 impl<I: Serialize + Send + 'static> Pieces<I> {
     /// The answer as pieces of bytes, from its `first`; an error ends it without its end.
     fn into_stream(self, first: Vec<u8>) -> BoxStream<'static, Result<Vec<u8>, std::io::Error>> {
         let rest = futures_util::stream::unfold(self, |mut pieces| async move {
-            pieces.suffix.as_ref()?;
+            if pieces.levels.is_empty() {
+                return None;
+            }
             match pieces.next().await {
                 Ok(piece) => Some((Ok(piece), pieces)),
                 Err(error) => {
                     tracing::error!(%error, "a streamed answer was cut off");
-                    pieces.suffix = None;
+                    pieces.levels.clear();
                     Some((Err(std::io::Error::other(error.to_string())), pieces))
                 }
             }
@@ -117,16 +163,9 @@ impl<I: Serialize + Send + 'static> Pieces<I> {
     async fn next(&mut self) -> Result<Vec<u8>, ApiError> {
         while self.piece.len() < PIECE {
             match self.items.next().await {
-                Some(item) => self.codec.encode_item(
-                    self.representation,
-                    &item?,
-                    &self.place,
-                    false,
-                    &mut self.piece,
-                )?,
+                Some(entry) => self.write(entry?)?,
                 None => {
-                    let suffix = self.suffix.take().unwrap_or_default();
-                    self.piece.extend_from_slice(&suffix);
+                    self.finish()?;
                     return Ok(std::mem::take(&mut self.piece));
                 }
             }
@@ -135,5 +174,104 @@ impl<I: Serialize + Send + 'static> Pieces<I> {
             &mut self.piece,
             Vec::with_capacity(PIECE + PIECE / 4),
         ))
+    }
+
+    /// Writes the pending item, now that `next` tells whether it has children, and keeps `next`.
+    fn write(&mut self, next: Entry<I>) -> Result<(), EncodeError> {
+        let depth = next.depth;
+        let Some(pending) = self.pending.replace(next) else {
+            return Err(self.fault("an item came after the answer's end"));
+        };
+        if depth > pending.depth + 1 {
+            return Err(self.fault("an item is deeper than a child of the one before"));
+        }
+        if depth == pending.depth + 1 {
+            return self.open(pending);
+        }
+        self.leaf(pending)?;
+        self.close(depth + 1);
+        Ok(())
+    }
+
+    /// Writes what comes before the children of `parent`, whose first child is pending, and opens
+    /// its child collection.
+    fn open(&mut self, parent: Entry<I>) -> Result<(), EncodeError> {
+        let (Some(children), Some(child)) = (self.children, self.pending.as_ref()) else {
+            return Err(self.fault("an item of a list has children"));
+        };
+        let Some(level) = self.levels.get_mut(parent.depth) else {
+            return Err(EncodeError {
+                path: String::new(),
+                reason: "an item is deeper than the collections open".into(),
+            });
+        };
+        let place = level.place.children(children).ok_or_else(|| EncodeError {
+            path: children.join("/"),
+            reason: "no child collection".into(),
+        })?;
+        let mut written = Vec::new();
+        self.codec
+            .encode_item(self.representation, &child.item, &place, true, &mut written)?;
+        let Frame { prefix, suffix } = self.codec.frame_item(
+            self.representation,
+            (&parent.item, &level.place),
+            &place,
+            (&child.item, &written),
+        )?;
+        self.codec
+            .separate(self.representation, level.first, &mut self.piece);
+        level.first = false;
+        self.piece.extend_from_slice(&prefix);
+        self.levels.push(Level {
+            place,
+            suffix,
+            first: true,
+        });
+        Ok(())
+    }
+
+    /// Writes `item`, which has no children, into its collection.
+    fn leaf(&mut self, item: Entry<I>) -> Result<(), EncodeError> {
+        let Some(level) = self.levels.get_mut(item.depth) else {
+            return Err(EncodeError {
+                path: String::new(),
+                reason: "an item is deeper than the collections open".into(),
+            });
+        };
+        self.codec.encode_item(
+            self.representation,
+            &item.item,
+            &level.place,
+            level.first,
+            &mut self.piece,
+        )?;
+        level.first = false;
+        Ok(())
+    }
+
+    /// Closes the collections from `keep` on, writing their ends: the answer's own at 0.
+    fn close(&mut self, keep: usize) {
+        while self.levels.len() > keep {
+            if let Some(level) = self.levels.pop() {
+                self.piece.extend_from_slice(&level.suffix);
+            }
+        }
+    }
+
+    /// Writes the last item and every end.
+    fn finish(&mut self) -> Result<(), EncodeError> {
+        if let Some(last) = self.pending.take() {
+            self.leaf(last)?;
+        }
+        self.close(0);
+        Ok(())
+    }
+
+    /// The fault of items out of order.
+    fn fault(&self, reason: &str) -> EncodeError {
+        EncodeError {
+            path: String::new(),
+            reason: reason.into(),
+        }
     }
 }

@@ -7,6 +7,10 @@
 //! the item's bytes are found in the answer's exactly once. Both ways write the same bytes (the
 //! invariant of `emit`), so what comes before the item is the prefix and what comes after it the
 //! suffix, whatever the representation.
+//!
+//! A tree (classifications with their nodes) is cut the same way at each item that has
+//! children: the item with its first child in its child collection, cut around that child, gives
+//! what comes before its children and what comes after them.
 
 use core_api_support::{Field, Kind, Representation, Schema, Type};
 use serde::Serialize;
@@ -17,8 +21,11 @@ use super::{Codec, EncodeError, emit};
 /// Where a streamed collection sits in its answer.
 #[derive(Debug, Clone, Copy)]
 pub struct Place {
-    /// Its path from the answer's root, in property names.
+    /// Its path in property names from what holds it: the answer's root, or for a child
+    /// collection, the item whose children it holds.
     path: &'static [&'static str],
+    /// How deep its items' elements are in the document (the root element is at 0).
+    depth: usize,
     /// The repeated property holding the items.
     field: &'static Field,
     /// The schema of an item.
@@ -28,7 +35,21 @@ pub struct Place {
 impl Place {
     /// The repeated object property at `path` below `root`, as the tables describe it.
     pub fn find(root: &'static Schema, path: &'static [&'static str]) -> Option<Place> {
-        let mut schema = root;
+        Place::below(root, path, 0)
+    }
+
+    /// The collection of an item's children, at `path` below the item (`nodes`, `node`).
+    pub fn children(&self, path: &'static [&'static str]) -> Option<Place> {
+        Place::below(self.schema, path, self.depth)
+    }
+
+    /// The repeated object property at `path` below `schema`, whose element is at `depth`.
+    fn below(
+        schema: &'static Schema,
+        path: &'static [&'static str],
+        depth: usize,
+    ) -> Option<Place> {
+        let mut schema = schema;
         let mut found = None;
         for step in path {
             let Kind::Object(fields) = schema.resolve().kind else {
@@ -44,6 +65,7 @@ impl Place {
         let field = found?;
         field.repeated.then_some(Place {
             path,
+            depth: depth + path.len(),
             field,
             schema,
         })
@@ -74,31 +96,50 @@ impl Codec {
             path: String::new(),
             reason: error.to_string(),
         };
+        self.separate(representation, first, out);
         match representation {
-            Representation::Json => {
-                if !first {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, item).map_err(json)
+            Representation::Json => serde_json::to_writer(&mut *out, item).map_err(json),
+            Representation::Compact => emit::compact::write_into(item, place.schema, out),
+            Representation::Xml => {
+                emit::xml::write_element(item, place.field.xml_name, place.schema, place.depth, out)
             }
-            Representation::Compact => {
-                if !first {
-                    out.push(b',');
-                }
-                emit::compact::write_into(item, place.schema, out)
-            }
-            Representation::Xml => emit::xml::write_element(
-                item,
-                place.field.xml_name,
-                place.schema,
-                place.path.len(),
-                out,
-            ),
             Representation::Binary => Err(EncodeError {
                 path: String::new(),
                 reason: "a message is not binary".into(),
             }),
         }
+    }
+
+    /// Appends the separator that comes before an item of a collection unless it is the `first`:
+    /// a comma in JSON, nothing in XML.
+    pub fn separate(&self, representation: Representation, first: bool, out: &mut Vec<u8>) {
+        if !first && representation != Representation::Xml {
+            out.push(b',');
+        }
+    }
+
+    /// Cuts `item`, an item at `place` whose child collection at `children` holds no child, around
+    /// `child`, its first child, whose bytes `encode_item` wrote as `written`: what comes before
+    /// its children (separator excluded) and what comes after them.
+    pub fn frame_item<I: Serialize, C: Serialize>(
+        &self,
+        representation: Representation,
+        (item, place): (&I, &Place),
+        children: &Place,
+        (child, written): (&C, &[u8]),
+    ) -> Result<Frame, EncodeError> {
+        let fault = |reason: String| EncodeError {
+            path: children.path.join("/"),
+            reason,
+        };
+        let mut tree = serde_json::to_value(item).map_err(|error| fault(error.to_string()))?;
+        let items = collection(&mut tree, children.path)
+            .ok_or_else(|| fault("an item with children holds no child collection".into()))?;
+        items.push(serde_json::to_value(child).map_err(|error| fault(error.to_string()))?);
+        let mut whole = Vec::new();
+        self.encode_item(representation, &tree, place, true, &mut whole)?;
+        cut(whole, written)
+            .ok_or_else(|| fault("the first child is not found exactly once in its parent".into()))
     }
 
     /// Cuts the answer `envelope` (its streamed collection empty) around `first`, its first item,
@@ -116,27 +157,36 @@ impl Codec {
             reason,
         };
         let mut tree = serde_json::to_value(envelope).map_err(|error| fault(error.to_string()))?;
-        let mut at = &mut tree;
-        for step in place.path {
-            at = at
-                .get_mut(*step)
-                .ok_or_else(|| fault("the answer does not hold its streamed collection".into()))?;
-        }
-        let Value::Array(items) = at else {
-            return Err(fault("the streamed collection is not an array".into()));
-        };
+        let items = collection(&mut tree, place.path).ok_or_else(|| {
+            fault("the answer does not hold its streamed collection as an array".into())
+        })?;
         items.push(serde_json::to_value(first).map_err(|error| fault(error.to_string()))?);
         let whole = self.encode(representation, tree, schema)?;
-        let found = memchr::memmem::find(&whole, item);
-        if found.is_none() || found != memchr::memmem::rfind(&whole, item) {
-            return Err(fault(
-                "the first item is not found exactly once in its answer".into(),
-            ));
-        }
-        let start = found.unwrap_or_default();
-        Ok(Frame {
-            prefix: whole[..start].to_vec(),
-            suffix: whole[start + item.len()..].to_vec(),
-        })
+        cut(whole, item)
+            .ok_or_else(|| fault("the first item is not found exactly once in its answer".into()))
     }
+}
+
+/// The array at `path` in `tree`.
+fn collection<'t>(tree: &'t mut Value, path: &[&str]) -> Option<&'t mut Vec<Value>> {
+    let mut at = tree;
+    for step in path {
+        at = at.get_mut(*step)?;
+    }
+    match at {
+        Value::Array(items) => Some(items),
+        _ => None,
+    }
+}
+
+/// `whole` cut around `item`, when it holds it exactly once.
+fn cut(whole: Vec<u8>, item: &[u8]) -> Option<Frame> {
+    let start = memchr::memmem::find(&whole, item)?;
+    if memchr::memmem::rfind(&whole, item) != Some(start) {
+        return None;
+    }
+    Some(Frame {
+        prefix: whole[..start].to_vec(),
+        suffix: whole[start + item.len()..].to_vec(),
+    })
 }

@@ -2,7 +2,7 @@
 //! perform (deleting one deletes its nodes, their names, attributes and product links by the
 //! schema's cascades).
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
 
 use super::{Backend, backend_of};
 
@@ -27,19 +27,21 @@ pub(crate) struct Name {
 }
 
 /// Every classification, by id.
-pub(crate) async fn all(pool: &AnyPool) -> Result<Vec<Classification>, sqlx::Error> {
+pub(crate) async fn all(
+    connection: &mut AnyConnection,
+) -> Result<Vec<Classification>, sqlx::Error> {
     sqlx::query_as(sql!("SELECT id, tid FROM classifications ORDER BY id"))
-        .fetch_all(pool)
+        .fetch_all(connection)
         .await
 }
 
 /// Every classification name, by classification and locale.
-pub(crate) async fn names(pool: &AnyPool) -> Result<Vec<Name>, sqlx::Error> {
+pub(crate) async fn names(connection: &mut AnyConnection) -> Result<Vec<Name>, sqlx::Error> {
     sqlx::query_as(sql!(
         "SELECT classification_id, loc, name FROM classification_names \
          ORDER BY classification_id, loc"
     ))
-    .fetch_all(pool)
+    .fetch_all(connection)
     .await
 }
 

@@ -64,10 +64,7 @@ where
     F: Fn() -> QueryAs<'static, Any, R, AnyArguments> + Send + 'static,
     N: FnMut(&R) -> Option<QueryAs<'static, Any, R, AnyArguments>> + Send + 'static,
 {
-    let begin = match database.backend() {
-        Backend::Sqlite => "BEGIN",
-        Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-    };
+    let begin = snapshot(database.backend());
     read(database, move |mut connection, sender| async move {
         let page = first().fetch_one(&mut *connection).await?;
         if next(&page).is_none() {
@@ -87,9 +84,22 @@ where
     })
 }
 
+/// The statement that begins a read transaction whose statements all see one snapshot (on
+/// PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED` would see the writes committed
+/// since the last).
+pub(crate) fn snapshot(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "BEGIN",
+        Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+    }
+}
+
 /// Runs `body` on a read connection of `database` in a task, for at most its stream timeout,
 /// once a stream's place is free; what it sends, and then its failure, are the stream's items.
-fn read<R, B, F>(database: &Database, body: B) -> BoxStream<'static, Result<R, sqlx::Error>>
+pub(crate) fn read<R, B, F>(
+    database: &Database,
+    body: B,
+) -> BoxStream<'static, Result<R, sqlx::Error>>
 where
     R: Send + 'static,
     B: FnOnce(PoolConnection<Any>, Sender<Result<R, sqlx::Error>>) -> F + Send + 'static,

@@ -50,8 +50,42 @@ impl std::fmt::Debug for Binary {
 pub struct Streamed<T, I, E> {
     /// The answer, its streamed collection empty.
     pub envelope: T,
-    /// The collection's items; an error after the first item cuts the answer off.
-    pub items: futures_util::stream::BoxStream<'static, Result<I, E>>,
+    /// Which of the operation's streamed collections (`x-streamed`, in document order) the items
+    /// fill.
+    pub collection: usize,
+    /// The collection's items in depth-first pre-order; an error after the first item cuts the
+    /// answer off.
+    pub items: futures_util::stream::BoxStream<'static, Result<Entry<I>, E>>,
+}
+
+/// An item of a streamed collection and its depth in the collection's tree: 0 for an item of
+/// the collection itself, one more for each child collection it is inside (a list's items are
+/// all at 0).
+#[derive(Debug)]
+pub struct Entry<I> {
+    /// How many child collections the item is inside.
+    pub depth: usize,
+    /// The item; one followed by its children holds its child collection, empty (`Some` of an
+    /// empty list), where they go.
+    pub item: I,
+}
+
+impl<I> Entry<I> {
+    /// An item of the collection itself.
+    pub fn top(item: I) -> Entry<I> {
+        Entry { depth: 0, item }
+    }
+}
+
+/// An item of a tree whose items differ in type from its children (a classification, then its
+/// nodes): either one, written as itself.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum Either<L, R> {
+    /// An item of the first type.
+    Left(L),
+    /// An item of the second type.
+    Right(R),
 }
 
 impl<T: std::fmt::Debug, I, E> std::fmt::Debug for Streamed<T, I, E> {
@@ -132,7 +166,7 @@ pub trait Host: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Response, Self::Error>> + Send
     where
         T: Serialize + Described + Send + 'static,
-        I: Serialize + Described + Send + 'static;
+        I: Serialize + Send + 'static;
 
     /// Writes a binary success answer.
     fn respond_binary(

@@ -13,10 +13,11 @@ pub mod message;
 pub mod operation;
 pub mod schema;
 
-pub use host::{Binary, ByteSource, Described, Host, NotImplemented, Streamed};
+pub use host::{Binary, ByteSource, Described, Either, Entry, Host, NotImplemented, Streamed};
 pub use message::{fill, matches, stated};
 pub use operation::{
     Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
+    StreamedCollection,
 };
 pub use schema::{
     Compact, Condition, DefaultValue, Field, Kind, Node, Rule, RuleKind, Scalar, Schema, Test,

@@ -75,9 +75,19 @@ pub struct ResponseBody {
     pub schema: Option<&'static Schema>,
     /// The media types it may use, in document order.
     pub media: &'static [MediaType],
-    /// For an answer written as it is read (`x-streamed`), the place of its one long collection,
-    /// in property names from the answer's root (`kwds`, `kwd`).
-    pub streamed: Option<&'static [&'static str]>,
+    /// For an answer written as it is read (`x-streamed`), the collections it may stream, in
+    /// document order; empty for an answer written whole.
+    pub streamed: &'static [StreamedCollection],
+}
+
+/// A long collection of an answer written as it is read (`x-streamed`).
+#[derive(Debug)]
+pub struct StreamedCollection {
+    /// Its place in property names from the answer's root (`kwds`, `kwd`).
+    pub path: &'static [&'static str],
+    /// For a tree, the collection inside each item that holds the item's children, in property
+    /// names from the item (`nodes`, `node`), the same inside every child; none for a list.
+    pub children: Option<&'static [&'static str]>,
 }
 
 /// A media type as the document names it.

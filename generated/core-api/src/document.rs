@@ -3760,7 +3760,16 @@ pub const OPENAPI_JSON: &str = r##"{
           "PIM"
         ],
         "summary": "Retrieve classifications",
-        "description": "Request `application/json` (ClassificationRequest): `ids`, `tids`, `withNodes`, `flatNodes`\n(default true). An empty body, an empty `ids` or an empty `tids` returns all classifications.\nWith `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list\nbeside `classes`; with `flatNodes` false, nodes are nested in their `class`, child nodes inside\nparent nodes. Response: PimType with `classes`; representation chosen by `Accept`.\n\n`withNodes` defaults to false (D-22). Nested form: `class/nodes/node` holds the root node and\nevery `node` holds its `attr` entries followed by `nodes/node` for its children; flat form: a\ntop-level `nodes` in depth-first pre-order. Compact JSON is also offered; `ids` and `tids`\ntogether select their union; unknown ones are skipped and 404 is answered when none of the\nrequested exists (D-25). The body may be empty (no `Content-Type` needed).\n",
+        "description": "Request `application/json` (ClassificationRequest): `ids`, `tids`, `withNodes`, `flatNodes`\n(default true). An empty body, an empty `ids` or an empty `tids` returns all classifications.\nWith `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list\nbeside `classes`; with `flatNodes` false, nodes are nested in their `class`, child nodes inside\nparent nodes. Response: PimType with `classes`; representation chosen by `Accept`.\n\n`withNodes` defaults to false (D-22). Nested form: `class/nodes/node` holds the root node and\nevery `node` holds its `attr` entries followed by `nodes/node` for its children; flat form: a\ntop-level `nodes` in depth-first pre-order. Compact JSON is also offered; `ids` and `tids`\ntogether select their union; unknown ones are skipped and 404 is answered when none of the\nrequested exists (D-25). The body may be empty (no `Content-Type` needed).\n\nWith nodes, the answer is written as it is read (`x-streamed`): in the nested form the\n`class` items of `classes`, each followed by its nodes in depth-first pre-order, children\ninside their parent; in the flat form the `node` items of `nodes`. The classifications and\ntheir nodes are read in one read transaction (one snapshot), the nodes in pages of 512; its\nbytes are those of the whole answer. One of at most 64 KiB goes whole with its\n`Content-Length`; a longer one goes in chunked transfer, and a failure after its status\nline cuts the connection without the closing chunk, so that no client takes a partial\nanswer for a whole one (D-59).\n",
+        "x-streamed": [
+          {
+            "path": "classes/class",
+            "children": "nodes/node"
+          },
+          {
+            "path": "nodes/node"
+          }
+        ],
         "requestBody": {
           "required": false,
           "content": {

@@ -421,7 +421,7 @@ fn classes_retrieve<S: PimApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                     .optional_body::<types::ClassificationRequest>(&context, body)
                     .await?;
                 let output = service.classes_retrieve(&context, input).await?;
-                service.respond(&context, output)
+                service.respond_stream(&context, output).await
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))

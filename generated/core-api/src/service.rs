@@ -2,8 +2,10 @@
 //! One trait per specification module, one method per operation, `NotImplemented` by default.
 use crate::{operations, types};
 #[allow(unused_imports)]
-use core_api_support::{Binary, Host, NotImplemented, Streamed};
+use core_api_support::{Binary, Either, Host, NotImplemented, Streamed};
 use std::future::Future;
+/// An item of the streamed answer of classesRetrieve.
+pub type ClassesRetrieveItem = Either<types::Class, types::Node>;
 /// The operations of the Common module.
 pub trait CommonApi: Host {
     /// Transform a message into another representation (`POST /api/core/v1/common/transform`).
@@ -214,7 +216,9 @@ pub trait PimApi: Host {
         &self,
         context: &Self::Context,
         input: Option<types::ClassificationRequest>,
-    ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
+    ) -> impl Future<
+        Output = Result<Streamed<types::PimType, ClassesRetrieveItem, Self::Error>, Self::Error>,
+    > + Send {
         let _ = (context, input);
         async {
             Err(NotImplemented {

@@ -3521,6 +3521,15 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
     together select their union; unknown ones are skipped and 404 is answered when none of the
     requested exists (D-25). The body may be empty (no `Content-Type` needed).
 
+    With nodes, the answer is written as it is read (`x-streamed`): in the nested form the
+    `class` items of `classes`, each followed by its nodes in depth-first pre-order, children
+    inside their parent; in the flat form the `node` items of `nodes`. The classifications and
+    their nodes are read in one read transaction (one snapshot), the nodes in pages of 512; its
+    bytes are those of the whole answer. One of at most 64 KiB goes whole with its
+    `Content-Length`; a longer one goes in chunked transfer, and a failure after its status
+    line cuts the connection without the closing chunk, so that no client takes a partial
+    answer for a whole one (D-59).
+
 
     Sends a `POST` request to `/api/core/v1/pim/classes/retrieve`
 

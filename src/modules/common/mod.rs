@@ -21,7 +21,8 @@ use core_api::{
 
 use std::sync::Arc;
 
-use core_api_support::Streamed;
+use core_api_support::{Entry, Streamed};
+use futures_util::StreamExt;
 
 use super::{
     batch,
@@ -119,7 +120,8 @@ impl CommonApi for Service {
                 kwds: Some(Kwds::default()),
                 ..envelope::answer(self, None)
             }),
-            items,
+            collection: 0,
+            items: items.map(|item| item.map(Entry::top)).boxed(),
         })
     }
 

@@ -9,6 +9,7 @@ mod attributes;
 mod classes;
 mod definitions;
 
+use core_api::service::ClassesRetrieveItem;
 use core_api::{
     PimApi,
     types::{
@@ -17,6 +18,9 @@ use core_api::{
         AttrsPersistRequest, Classes, ClassesPersistRequest, ClassificationRequest, Nodes, PimType,
     },
 };
+use core_api_support::Streamed;
+
+use self::classes::Form;
 
 use super::{batch, deletion::Deletes, envelope};
 use crate::{
@@ -31,28 +35,55 @@ const CLASSIFICATION: &str = "classification";
 const ATTRIBUTE: &str = "attribute";
 
 impl Service {
-    /// The answer of classes retrieve and of the classifications listing.
-    async fn classes(&self, request: &ClassificationRequest) -> Result<PimType, ApiError> {
-        let (class, flat) = classes::retrieve(&self.database, request).await?;
-        Ok(PimType {
-            classes: Some(Classes { class }),
-            nodes: flat.map(|node| Nodes { node }),
-            ..envelope::answer(self, Some(CLASSIFICATION))
+    /// The answer of classes retrieve and of the classifications listing: the nested form's
+    /// classifications, or the flat form's nodes, are written as they are read (D-59).
+    async fn classes(
+        &self,
+        request: &ClassificationRequest,
+    ) -> Result<Streamed<PimType, ClassesRetrieveItem, ApiError>, ApiError> {
+        let classes::Retrieved {
+            form,
+            classes,
+            items,
+        } = classes::retrieve(&self.database, request).await?;
+        let (class, nodes, collection) = match form {
+            Form::Bare => (classes, None, NESTED),
+            Form::Flat => (classes, Some(Nodes::default()), FLAT),
+            Form::Nested => (Vec::new(), None, NESTED),
+        };
+        Ok(Streamed {
+            envelope: PimType {
+                classes: Some(Classes { class }),
+                nodes,
+                ..envelope::answer(self, Some(CLASSIFICATION))
+            },
+            collection,
+            items,
         })
     }
 }
 
+/// The streamed collection (`x-streamed`) of the nested form: each `class`, then its nodes.
+const NESTED: usize = 0;
+
+/// The streamed collection of the flat form: the top-level `nodes`.
+const FLAT: usize = 1;
+
 impl PimApi for Service {
     /// Like classes retrieve with an empty body (D-21).
     async fn get_classes(&self, _context: &Context) -> Result<PimType, ApiError> {
-        self.classes(&ClassificationRequest::default()).await
+        // Without nodes nothing is streamed: the answer is whole.
+        Ok(self
+            .classes(&ClassificationRequest::default())
+            .await?
+            .envelope)
     }
 
     async fn classes_retrieve(
         &self,
         _context: &Context,
         input: Option<ClassificationRequest>,
-    ) -> Result<PimType, ApiError> {
+    ) -> Result<Streamed<PimType, ClassesRetrieveItem, ApiError>, ApiError> {
         self.classes(&input.unwrap_or_default()).await
     }
 

@@ -15,7 +15,7 @@ pub mod xml;
 use std::fmt;
 
 use core_api_support::{Field, Kind, Schema};
-use serde::ser::{self, Serialize, SerializeStruct};
+use serde::ser::{self, Serialize, SerializeMap, SerializeStruct};
 
 /// Why a value could not be written: it has a shape its table does not describe.
 #[derive(Debug)]
@@ -144,19 +144,20 @@ macro_rules! one_shape {
     (struct $what:expr) => {
         type SerializeSeq = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         type SerializeStruct = Self;
+        type SerializeMap = Self;
         $crate::repr::emit::one_shape!(@common $what);
         $crate::repr::emit::refuse_compounds!($what;
             serialize_seq -> SerializeSeq (Option<usize>);
             serialize_tuple -> SerializeTuple (usize);
             serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
             serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
-            serialize_map -> SerializeMap (Option<usize>);
             serialize_struct_variant -> SerializeStructVariant (&'static str, u32, &'static str, usize);
         );
     };
     (seq $what:expr) => {
         type SerializeSeq = Self;
         type SerializeStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         $crate::repr::emit::one_shape!(@common $what);
         $crate::repr::emit::refuse_compounds!($what;
             serialize_tuple -> SerializeTuple (usize);
@@ -173,7 +174,6 @@ macro_rules! one_shape {
         type SerializeTuple = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         type SerializeTupleStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         type SerializeTupleVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
         type SerializeStructVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
 
         $crate::repr::emit::refuse!($what;
@@ -216,5 +216,42 @@ impl<'v, V: Visit> ser::Serializer for Object<'v, V> {
 
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, EmitError> {
         Ok(self)
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Self, EmitError> {
+        Ok(self)
+    }
+}
+
+/// An object given as a map (a `serde_json::Value` of a typed answer, whose properties keep
+/// their order): each entry is the property of its key's name.
+impl<V: Visit> SerializeMap for Object<'_, V> {
+    type Ok = ();
+    type Error = EmitError;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), EmitError> {
+        Err(EmitError::expected("a key with its value"))
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), EmitError> {
+        Err(EmitError::expected("a value with its key"))
+    }
+
+    fn serialize_entry<K: Serialize + ?Sized, T: Serialize + ?Sized>(
+        &mut self,
+        key: &K,
+        value: &T,
+    ) -> Result<(), EmitError> {
+        let serde_json::Value::String(key) =
+            serde_json::to_value(key).map_err(|error| EmitError(error.to_string()))?
+        else {
+            return Err(EmitError::expected("a property name"));
+        };
+        let field = self.field(&key)?;
+        self.visit.property(field, value)
+    }
+
+    fn end(self) -> Result<(), EmitError> {
+        Ok(())
     }
 }

@@ -29,15 +29,26 @@ pub struct Operation {
     pub statuses: Vec<(u16, Option<String>)>,
     /// For a batch operation, the collection of its items (`x-batch`).
     pub batch: Option<BatchCollection>,
-    /// For an answer written as it is read, its long collection (`x-streamed`).
-    pub streamed: Option<StreamedCollection>,
+    /// For an answer written as it is read, the long collections it may stream (`x-streamed`),
+    /// in document order; empty for an answer written whole.
+    pub streamed: Vec<StreamedCollection>,
 }
 
-/// The `x-streamed` collection of an answer: where it is and what it holds.
+/// An `x-streamed` collection of an answer: where it is and what it holds.
 pub struct StreamedCollection {
     /// Its path from the answer's root, in property names.
     pub path: Vec<String>,
     /// The component schema of its items.
+    pub items: String,
+    /// For a tree, the collection of each item's children, from the item.
+    pub children: Option<Children>,
+}
+
+/// The collection inside each item of a streamed tree that holds the item's children.
+pub struct Children {
+    /// Its path from the item, in property names; the same from every child.
+    pub path: Vec<String>,
+    /// The component schema of the children.
     pub items: String,
 }
 
@@ -178,8 +189,10 @@ fn operation_of(
         None => None,
     };
     let streamed = match operation.get("x-streamed") {
-        Some(path) => Some(streamed_collection(document, &response, path).context("x-streamed")?),
-        None => None,
+        Some(streamed) => {
+            streamed_collections(document, &response, streamed).context("x-streamed")?
+        }
+        None => Vec::new(),
     };
     Ok(Operation {
         summary: text(operation, "summary")?,
@@ -197,24 +210,94 @@ fn operation_of(
     })
 }
 
-/// The collection an `x-streamed` path (`kwds/kwd`, property names) names in the success answer:
-/// each step a property of the schema reached so far (through a one-`$ref` `allOf`), the last
-/// an array of component schemas.
-fn streamed_collection(
+/// The collections `x-streamed` names in the success answer: a path (`kwds/kwd`, property
+/// names), or a list of objects with a `path` and, for a tree, the `children` path inside each
+/// item, which must name the same collection inside every child.
+fn streamed_collections(
     document: &Document,
     response: &Body,
-    path: &Value,
-) -> Result<StreamedCollection> {
-    let path: Vec<String> = path
+    streamed: &Value,
+) -> Result<Vec<StreamedCollection>> {
+    let root = response
+        .schema
+        .clone()
+        .context("a binary answer has no collection")?;
+    let one = |path: &Value, children: Option<&Value>| -> Result<StreamedCollection> {
+        let path = steps(path)?;
+        let items = collection(document, &root, &path)?;
+        let children = match children {
+            Some(children) => {
+                let path = steps(children)?;
+                let children = collection(document, &items, &path).context("children")?;
+                let again = collection(document, &children, &path)
+                    .context("the children do not hold their children the same way")?;
+                ensure!(
+                    again == children,
+                    "the children's children differ in schema"
+                );
+                Some(Children {
+                    path,
+                    items: children,
+                })
+            }
+            None => None,
+        };
+        Ok(StreamedCollection {
+            path,
+            items,
+            children,
+        })
+    };
+    let collections = match streamed {
+        Value::String(_) => vec![one(streamed, None)?],
+        Value::Array(collections) => collections
+            .iter()
+            .map(|collection| {
+                let path = collection
+                    .get("path")
+                    .context("a collection without path")?;
+                one(path, collection.get("children"))
+            })
+            .collect::<Result<_>>()?,
+        _ => bail!("neither a path nor a list of collections"),
+    };
+    ensure!(
+        item_schemas(&collections).len() <= 2,
+        "the streamed items are of more than two schemas"
+    );
+    Ok(collections)
+}
+
+/// The distinct schemas of the items streamed collections hold, children included, in the order
+/// they first come.
+pub fn item_schemas(collections: &[StreamedCollection]) -> Vec<&str> {
+    let mut schemas: Vec<&str> = Vec::new();
+    for collection in collections {
+        let children = collection.children.as_ref().map(|children| &children.items);
+        for schema in std::iter::once(&collection.items).chain(children) {
+            if !schemas.contains(&schema.as_str()) {
+                schemas.push(schema);
+            }
+        }
+    }
+    schemas
+}
+
+/// The property names of a collection's path (`kwds/kwd`).
+fn steps(path: &Value) -> Result<Vec<String>> {
+    Ok(path
         .as_str()
         .context("the path is not a string")?
         .split('/')
         .map(str::to_string)
-        .collect();
-    let mut schema = response
-        .schema
-        .clone()
-        .context("a binary answer has no collection")?;
+        .collect())
+}
+
+/// The component schema of the items of the collection at `path` below the schema `from`: each
+/// step a property of the schema reached so far (through a one-`$ref` `allOf`), the last an array
+/// of component schemas.
+fn collection(document: &Document, from: &str, path: &[String]) -> Result<String> {
+    let mut schema = from.to_string();
     for (at, name) in path.iter().enumerate() {
         let mut found = document.schema(&schema)?;
         if let Some(parent) = found.pointer("/allOf/0").and_then(schema_ref_name) {
@@ -238,10 +321,7 @@ fn streamed_collection(
             .with_context(|| format!("{name} is not a component schema"))?
             .to_string();
     }
-    Ok(StreamedCollection {
-        path,
-        items: schema,
-    })
+    Ok(schema)
 }
 
 /// The `x-batch` arrays below a schema, with their paths; `stack` holds the schemas being walked,

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::model::{Body, Operation};
+use super::model::{Body, Operation, item_schemas};
 use crate::document::Representation as Media;
 use crate::document::{pascal_case, screaming_case, snake_case};
 
@@ -96,13 +96,17 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
             }
             None => quote!(None),
         };
-        let streamed = match &operation.streamed {
-            Some(streamed) => {
-                let steps = &streamed.path;
-                quote!(Some(&[#(#steps),*]))
-            }
-            None => quote!(None),
-        };
+        let streamed = operation.streamed.iter().map(|collection| {
+            let steps = &collection.path;
+            let children = match &collection.children {
+                Some(children) => {
+                    let steps = &children.path;
+                    quote!(Some(&[#(#steps),*]))
+                }
+                None => quote!(None),
+            };
+            quote!(StreamedCollection { path: &[#(#steps),*], children: #children })
+        });
         let doc = format!(" `{} {}` ({id}).", operation.method, path);
         statics.push(quote! {
             #[doc = #doc]
@@ -118,7 +122,7 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
                 response: ResponseBody {
                     schema: #response_schema,
                     media: &[#(#response_media),*],
-                    streamed: #streamed,
+                    streamed: &[#(#streamed),*],
                 },
                 responses: &[#(#responses),*],
                 batch: #batch,
@@ -134,7 +138,9 @@ pub fn operations(operations: &[Operation]) -> Result<TokenStream> {
     let variant_ids: Vec<_> = variants.iter().map(|(_, id)| id).collect();
     let variant_docs: Vec<String> = variants.iter().map(|(_, id)| format!(" `{id}`.")).collect();
     Ok(quote! {
-        use core_api_support::{Batch, Method, Operation, RequestBody, ResponseBody, StatusBody};
+        use core_api_support::{
+            Batch, Method, Operation, RequestBody, ResponseBody, StatusBody, StreamedCollection,
+        };
 
         use crate::tables;
 
@@ -209,13 +215,21 @@ fn input_type(operation: &Operation) -> Option<TokenStream> {
 /// The Rust type of an operation's success answer: its typed value, or for an answer written as
 /// it is read, that value with its collection's items as a stream.
 fn output_type(operation: &Operation) -> TokenStream {
-    match (&operation.response.schema, &operation.streamed) {
-        (Some(schema), Some(streamed)) => {
+    let items: Vec<_> = item_schemas(&operation.streamed)
+        .into_iter()
+        .map(|schema| format_ident!("{}", schema))
+        .collect();
+    match (&operation.response.schema, items.as_slice()) {
+        (Some(schema), [items]) => {
             let ty = format_ident!("{}", schema);
-            let items = format_ident!("{}", streamed.items);
             quote!(Streamed<types::#ty, types::#items, Self::Error>)
         }
-        (Some(schema), None) => {
+        (Some(schema), [_, _, ..]) => {
+            let ty = format_ident!("{}", schema);
+            let items = item_alias(operation);
+            quote!(Streamed<types::#ty, #items, Self::Error>)
+        }
+        (Some(schema), []) => {
             let ty = format_ident!("{}", schema);
             quote!(types::#ty)
         }
@@ -223,9 +237,37 @@ fn output_type(operation: &Operation) -> TokenStream {
     }
 }
 
+/// The name of the item type of a streamed answer whose items are of two schemas
+/// (`ClassesRetrieveItem`).
+fn item_alias(operation: &Operation) -> proc_macro2::Ident {
+    format_ident!("{}Item", pascal_case(&operation.id))
+}
+
+/// The aliases of the item types of streamed answers whose items are of two schemas: either one.
+fn item_aliases(operations: &[Operation]) -> Vec<TokenStream> {
+    operations
+        .iter()
+        .filter_map(
+            |operation| match item_schemas(&operation.streamed).as_slice() {
+                [left, right, ..] => {
+                    let alias = item_alias(operation);
+                    let (left, right) = (format_ident!("{}", left), format_ident!("{}", right));
+                    let doc = format!(" An item of the streamed answer of {}.", operation.id);
+                    Some(quote! {
+                        #[doc = #doc]
+                        pub type #alias = Either<types::#left, types::#right>;
+                    })
+                }
+                _ => None,
+            },
+        )
+        .collect()
+}
+
 /// `service.rs`: per module a trait with one method per operation. Every method has a default
 /// body answering [`NotImplemented`](core_api_support::NotImplemented).
 pub fn service(operations: &[Operation]) -> Result<TokenStream> {
+    let aliases = item_aliases(operations);
     let mut traits = Vec::new();
     for module in modules(operations) {
         let name = trait_name(&module);
@@ -268,9 +310,11 @@ pub fn service(operations: &[Operation]) -> Result<TokenStream> {
         use std::future::Future;
 
         #[allow(unused_imports)]
-        use core_api_support::{Binary, Host, NotImplemented, Streamed};
+        use core_api_support::{Binary, Either, Host, NotImplemented, Streamed};
 
         use crate::{operations, types};
+
+        #(#aliases)*
 
         #(#traits)*
     })
@@ -311,10 +355,12 @@ pub fn router(operations: &[Operation]) -> Result<TokenStream> {
         } else {
             quote!(service.#handler(&context).await?)
         };
-        let respond = match (&operation.response.schema, &operation.streamed) {
-            (Some(_), Some(_)) => quote!(service.respond_stream(&context, output).await),
-            (Some(_), None) => quote!(service.respond(&context, output)),
-            (None, _) => quote!(service.respond_binary(&context, output)),
+        let respond = match &operation.response.schema {
+            Some(_) if !operation.streamed.is_empty() => {
+                quote!(service.respond_stream(&context, output).await)
+            }
+            Some(_) => quote!(service.respond(&context, output)),
+            None => quote!(service.respond_binary(&context, output)),
         };
         let doc = format!(" The endpoint of {}.", operation.id);
         handlers.push(quote! {

@@ -10,6 +10,7 @@
 mod attributes;
 mod classes;
 mod definitions;
+mod streamed;
 
 use contract_tests::{TestServer, fixture, post_json, records};
 use core_api_support::Operation;

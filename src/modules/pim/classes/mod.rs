@@ -22,7 +22,7 @@ use sqlx::AnyConnection;
 pub(crate) use self::{
     perform::Perform,
     persist::{Persist, items},
-    read::retrieve,
+    read::{Form, Retrieved, retrieve},
 };
 use super::super::{Locales, batch::Tx, itm};
 use crate::storage::records::{self, CLASSIFICATIONS, Identity};
