@@ -43,6 +43,14 @@ impl Place {
         Place::below(self.schema, path, self.depth)
     }
 
+    /// The fault of writing the collection here.
+    fn fault(&self, reason: &str) -> EncodeError {
+        EncodeError {
+            path: self.path.join("/"),
+            reason: reason.into(),
+        }
+    }
+
     /// The repeated object property at `path` below `schema`, whose element is at `depth`.
     fn below(
         schema: &'static Schema,
@@ -128,18 +136,12 @@ impl Codec {
         children: &Place,
         (child, written): (&C, &[u8]),
     ) -> Result<Frame, EncodeError> {
-        let fault = |reason: String| EncodeError {
-            path: children.path.join("/"),
-            reason,
-        };
-        let mut tree = serde_json::to_value(item).map_err(|error| fault(error.to_string()))?;
-        let items = collection(&mut tree, children.path)
-            .ok_or_else(|| fault("an item with children holds no child collection".into()))?;
-        items.push(serde_json::to_value(child).map_err(|error| fault(error.to_string()))?);
+        let tree = with_first(item, children, child)?;
         let mut whole = Vec::new();
         self.encode_item(representation, &tree, place, true, &mut whole)?;
-        cut(whole, written)
-            .ok_or_else(|| fault("the first child is not found exactly once in its parent".into()))
+        cut(whole, written).ok_or_else(|| {
+            children.fault("the first child is not found exactly once in its parent")
+        })
     }
 
     /// Cuts the answer `envelope` (its streamed collection empty) around `first`, its first item,
@@ -152,19 +154,25 @@ impl Codec {
         place: &Place,
         (first, item): (&I, &[u8]),
     ) -> Result<Frame, EncodeError> {
-        let fault = |reason: String| EncodeError {
-            path: place.path.join("/"),
-            reason,
-        };
-        let mut tree = serde_json::to_value(envelope).map_err(|error| fault(error.to_string()))?;
-        let items = collection(&mut tree, place.path).ok_or_else(|| {
-            fault("the answer does not hold its streamed collection as an array".into())
-        })?;
-        items.push(serde_json::to_value(first).map_err(|error| fault(error.to_string()))?);
+        let tree = with_first(envelope, place, first)?;
         let whole = self.encode(representation, tree, schema)?;
         cut(whole, item)
-            .ok_or_else(|| fault("the first item is not found exactly once in its answer".into()))
+            .ok_or_else(|| place.fault("the first item is not found exactly once in its answer"))
     }
+}
+
+/// `holder` (an answer, or an item) as a tree whose collection at `place`, empty in it, holds
+/// `first`.
+fn with_first<T: Serialize, I: Serialize>(
+    holder: &T,
+    place: &Place,
+    first: &I,
+) -> Result<Value, EncodeError> {
+    let mut tree = serde_json::to_value(holder).map_err(|error| place.fault(&error.to_string()))?;
+    let items = collection(&mut tree, place.path)
+        .ok_or_else(|| place.fault("its holder has no such collection as an array"))?;
+    items.push(serde_json::to_value(first).map_err(|error| place.fault(&error.to_string()))?);
+    Ok(tree)
 }
 
 /// The array at `path` in `tree`.
