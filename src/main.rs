@@ -158,7 +158,7 @@ struct ServeArgs {
     /// SQLite always has four readers and one writer.
     #[arg(long, env = "CORE_DATABASE_CONNECTIONS", default_value_t = DEFAULT_DATABASE_CONNECTIONS, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     database_connections: u32,
-    /// Seconds a streamed answer (keywords retrieve, classes retrieve with nodes) may keep reading;
+    /// Seconds a streamed answer (keywords, classes and channel retrieve) may keep reading;
     /// a client that takes it more slowly is cut off, so that no reader holds a snapshot open
     /// longer (it delays SQLite's checkpoints and PostgreSQL's vacuum).
     #[arg(long, env = "CORE_STREAM_TIMEOUT", default_value_t = DEFAULT_STREAM_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]

@@ -7,7 +7,7 @@ pub mod exchange;
 pub mod harness;
 pub mod operations;
 
-pub use exchange::{Answer, Call, media, post_json, records};
+pub use exchange::{Answer, Call, media, post_json, records, streamed, streamed_alike};
 
 use std::{
     net::SocketAddr,

@@ -4,7 +4,7 @@
 
 use sqlx::{AnyConnection, AnyPool};
 
-use super::in_list;
+use super::in_list_on;
 
 /// A channel of a subtree, as channel query orders it.
 #[derive(Debug, sqlx::FromRow)]
@@ -97,13 +97,24 @@ macro_rules! channels_where {
 }
 
 /// The channels whose ids are listed.
-pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list(pool, sql_in!(channels_where!("c.id IN ("), ")"), ids).await
+pub(crate) async fn by_ids(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<Channel>, sqlx::Error> {
+    in_list_on(connection, sql_in!(channels_where!("c.id IN ("), ")"), ids).await
 }
 
 /// The channels whose tids are listed.
-pub(crate) async fn by_tids(pool: &AnyPool, tids: &[String]) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list(pool, sql_in!(channels_where!("c.tid IN ("), ")"), tids).await
+pub(crate) async fn by_tids(
+    connection: &mut AnyConnection,
+    tids: &[String],
+) -> Result<Vec<Channel>, sqlx::Error> {
+    in_list_on(
+        connection,
+        sql_in!(channels_where!("c.tid IN ("), ")"),
+        tids,
+    )
+    .await
 }
 
 /// An asset linked to a channel, once per role it is restricted to (`role` none: unrestricted).
@@ -121,11 +132,11 @@ pub(crate) struct AssetLink {
 
 /// The assets linked to the listed channels, by channel and asset tid.
 pub(crate) async fn asset_links(
-    pool: &AnyPool,
+    connection: &mut AnyConnection,
     channels: &[i64],
 ) -> Result<Vec<AssetLink>, sqlx::Error> {
-    in_list(
-        pool,
+    in_list_on(
+        connection,
         sql_in!(
             "SELECT l.channel_id, a.tid, a.path, r.name AS role FROM channel_assets l \
          JOIN assets a ON a.id = l.asset_id \
@@ -149,11 +160,11 @@ pub(crate) struct PeoLink {
 
 /// The PEOs linked to the listed channels.
 pub(crate) async fn peo_links(
-    pool: &AnyPool,
+    connection: &mut AnyConnection,
     channels: &[i64],
 ) -> Result<Vec<PeoLink>, sqlx::Error> {
-    in_list(
-        pool,
+    in_list_on(
+        connection,
         sql_in!(
             "SELECT channel_id, peo_id FROM peo_channels WHERE channel_id IN (",
             ")"

@@ -39,7 +39,7 @@ pub(crate) mod values;
 use std::{sync::Arc, time::Duration};
 
 use sqlx::{
-    Any, AnyPool, Connection, Encode, FromRow, Transaction, Type,
+    Any, AnyConnection, AnyPool, Connection, Encode, FromRow, Transaction, Type,
     any::{AnyPoolOptions, AnyRow},
 };
 
@@ -470,12 +470,29 @@ pub(crate) struct InList {
     pub(crate) tail: &'static str,
 }
 
-/// Rows whose column is one of `values`, by the statement `list`. The list is read in chunks of
-/// [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in the order `tail` gives. The
-/// statement's only variable part is its placeholders (`$1, $2, …`), so it is safe text whatever
-/// the values.
+/// Rows whose column is one of `values`, by the statement `list`, read on one connection of
+/// `pool` ([`in_list_on`]).
 pub(crate) async fn in_list<T, V>(
     pool: &AnyPool,
+    list: InList,
+    values: &[V],
+) -> Result<Vec<T>, sqlx::Error>
+where
+    T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
+    V: for<'q> Encode<'q, Any> + Type<Any> + Clone + Send + Sync + 'static,
+{
+    if values.is_empty() {
+        return Ok(Vec::new());
+    }
+    in_list_on(&mut *pool.acquire().await?, list, values).await
+}
+
+/// Rows whose column is one of `values`, by the statement `list`, read on `connection`. The
+/// list is read in chunks of [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in the
+/// order `tail` gives. The statement's only variable part is its placeholders (`$1, $2, …`), so
+/// it is safe text whatever the values.
+pub(crate) async fn in_list_on<T, V>(
+    connection: &mut AnyConnection,
     list: InList,
     values: &[V],
 ) -> Result<Vec<T>, sqlx::Error>
@@ -491,7 +508,7 @@ where
         for value in chunk {
             query = query.bind(value.clone());
         }
-        rows.extend(query.fetch_all(pool).await?);
+        rows.extend(query.fetch_all(&mut *connection).await?);
     }
     Ok(rows)
 }

@@ -3,7 +3,7 @@
 
 use sqlx::{AnyConnection, AnyPool};
 
-use super::{flag::Flag, in_list};
+use super::{flag::Flag, in_list, in_list_on};
 
 /// Links a PEO to a channel; linking it again changes nothing.
 pub(crate) async fn link_channel(
@@ -68,13 +68,19 @@ macro_rules! peos_where {
 }
 
 /// The PEOs whose ids are listed.
-pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list(pool, sql_in!(peos_where!("p.id IN ("), ")"), ids).await
+pub(crate) async fn by_ids(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<Peo>, sqlx::Error> {
+    in_list_on(connection, sql_in!(peos_where!("p.id IN ("), ")"), ids).await
 }
 
 /// The PEOs whose tids are listed.
-pub(crate) async fn by_tids(pool: &AnyPool, tids: &[String]) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list(pool, sql_in!(peos_where!("p.tid IN ("), ")"), tids).await
+pub(crate) async fn by_tids(
+    connection: &mut AnyConnection,
+    tids: &[String],
+) -> Result<Vec<Peo>, sqlx::Error> {
+    in_list_on(connection, sql_in!(peos_where!("p.tid IN ("), ")"), tids).await
 }
 
 /// A PEO as `namesOnly` shows it: read from its own row alone.
@@ -133,9 +139,12 @@ pub(crate) struct NodeRow {
 }
 
 /// The nodes of the listed PEOs, by PEO and position.
-pub(crate) async fn nodes(pool: &AnyPool, ids: &[i64]) -> Result<Vec<NodeRow>, sqlx::Error> {
-    in_list(
-        pool,
+pub(crate) async fn nodes(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<NodeRow>, sqlx::Error> {
+    in_list_on(
+        connection,
         sql_in!(
             "SELECT peo_id, node FROM peo_nodes WHERE peo_id IN (",
             ") ORDER BY peo_id, position"

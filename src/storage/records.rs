@@ -167,7 +167,7 @@ pub(crate) async fn find_restricted(
 /// The roles each of the listed records is restricted to; a record missing from the map is
 /// unrestricted (and so is every record of a resource that cannot be restricted).
 pub(crate) async fn restrictions(
-    pool: &sqlx::AnyPool,
+    connection: &mut AnyConnection,
     resource: &Resource,
     ids: &[i64],
 ) -> Result<std::collections::HashMap<i64, Vec<String>>, sqlx::Error> {
@@ -175,7 +175,7 @@ pub(crate) async fn restrictions(
     let Some(restriction) = &resource.restriction else {
         return Ok(roles);
     };
-    let rows: Vec<(i64, String)> = super::in_list(pool, restriction.many, ids).await?;
+    let rows: Vec<(i64, String)> = super::in_list_on(connection, restriction.many, ids).await?;
     for (id, role) in rows {
         roles.entry(id).or_default().push(role);
     }

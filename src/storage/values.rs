@@ -1,9 +1,9 @@
 //! The SQL of attribute values (`vals/val`) of channels and PEOs: one row per value item, read
 //! for many owners at once, and replaced attribute by attribute by channels persist.
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
 
-use super::in_list;
+use super::in_list_on;
 
 /// One stored value item with what its `val` shows.
 #[derive(Debug, sqlx::FromRow)]
@@ -32,9 +32,12 @@ pub(crate) struct Item {
 
 /// The value items of the listed channels, by owner and row (attributes are shown in the order
 /// of their first row).
-pub(crate) async fn of_channels(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>, sqlx::Error> {
-    in_list(
-        pool,
+pub(crate) async fn of_channels(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<Item>, sqlx::Error> {
+    in_list_on(
+        connection,
         sql_in!(
             "SELECT v.channel_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
          v.type AS kind, v.origin, v.node, COALESCE(v.data_type, d.type) AS data_type, \
@@ -48,9 +51,12 @@ pub(crate) async fn of_channels(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>
 }
 
 /// The value items of the listed PEOs, by owner and row.
-pub(crate) async fn of_peos(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Item>, sqlx::Error> {
-    in_list(
-        pool,
+pub(crate) async fn of_peos(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+) -> Result<Vec<Item>, sqlx::Error> {
+    in_list_on(
+        connection,
         sql_in!(
             "SELECT v.peo_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
          v.type AS kind, v.origin, v.node, COALESCE(v.data_type, d.type) AS data_type, \

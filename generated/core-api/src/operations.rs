@@ -1009,7 +1009,10 @@ pub static CHANNELS_RETRIEVE: Operation = Operation {
                 representation: core_api_support::Representation::Compact,
             },
         ],
-        streamed: &[],
+        streamed: &[StreamedCollection {
+            path: &["projects", "project"],
+            children: None,
+        }],
     },
     responses: &[
         StatusBody {

@@ -340,7 +340,7 @@ fn channels_retrieve<S: CmApi>(service: Arc<S>) -> impl Endpoint<Output = Respon
                     .body::<types::ChannelRequestDto>(&context, body)
                     .await?;
                 let output = service.channels_retrieve(&context, input).await?;
-                service.respond(&context, output)
+                service.respond_stream(&context, output).await
             }
             .await;
             result.unwrap_or_else(|error| service.fail(operation, &request, error))

@@ -158,7 +158,9 @@ pub trait CmApi: Host {
         &self,
         context: &Self::Context,
         input: types::ChannelRequestDto,
-    ) -> impl Future<Output = Result<types::PimType, Self::Error>> + Send {
+    ) -> impl Future<
+        Output = Result<Streamed<types::PimType, types::Project, Self::Error>, Self::Error>,
+    > + Send {
         let _ = (context, input);
         async {
             Err(NotImplemented {

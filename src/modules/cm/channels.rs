@@ -2,7 +2,10 @@
 //! (the requested channels with their values, asset links and PEOs, D-18). Either reads a few
 //! statements whatever the number of channels.
 
-use std::collections::{HashMap, HashSet};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+};
 
 use core_api::{
     tables,
@@ -10,6 +13,10 @@ use core_api::{
         ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peos, Project, ProjectLinks,
     },
 };
+
+use core_api_support::Entry;
+use futures_util::{StreamExt, stream::BoxStream};
+use sqlx::{AnyConnection, Connection};
 
 use crate::{
     auth::Caller,
@@ -19,7 +26,7 @@ use crate::{
         Database,
         channels::{self, Channel, Node},
         records::{self, CHANNELS, Identity},
-        values,
+        stream, values,
     },
 };
 
@@ -96,42 +103,77 @@ fn pre_order(root: i64, nodes: Vec<Node>) -> Vec<String> {
     tids
 }
 
+/// How many channels a page of channel retrieve reads at once.
+const PAGE: usize = 64;
+
 /// Channel retrieve: the requested channels the store holds, in request order (`ids`, then
-/// `tids`), each once.
-pub(crate) async fn retrieve(
+/// `tids`), each once; written as they are read (D-59): the channels' rows first, then their
+/// values, links and PEOs a page of [`PAGE`] channels at a time, all in one read transaction.
+pub(crate) fn retrieve(
     database: &Database,
-    caller: &Caller,
+    caller: Arc<Caller>,
+    request: ChannelRequestDto,
+) -> BoxStream<'static, Result<Entry<Project>, ApiError>> {
+    let backend = database.backend();
+    let pages = stream::read(database, move |mut connection, sender| async move {
+        let mut transaction = connection.begin_with(stream::snapshot(backend)).await?;
+        let mut rows = requested(&mut transaction, &request).await?;
+        while !rows.is_empty() {
+            let page: Vec<Channel> = rows.drain(..rows.len().min(PAGE)).collect();
+            let projects = projects(&mut transaction, &caller, page).await?;
+            if sender.send(Ok(projects)).await.is_err() {
+                break;
+            }
+        }
+        transaction.rollback().await
+    });
+    pages
+        .flat_map(|page| {
+            let entries: Vec<Result<Entry<Project>, ApiError>> = match page {
+                Ok(projects) => projects.into_iter().map(|p| Ok(Entry::top(p))).collect(),
+                Err(error) => vec![Err(error.into())],
+            };
+            futures_util::stream::iter(entries)
+        })
+        .boxed()
+}
+
+/// The rows of the requested channels, in request order, each once.
+async fn requested(
+    connection: &mut AnyConnection,
     request: &ChannelRequestDto,
-) -> Result<Vec<Project>, ApiError> {
-    let pool = database.reads();
-    let mut rows = channels::by_ids(pool, &request.ids).await?;
-    rows.extend(channels::by_tids(pool, &request.tids).await?);
+) -> Result<Vec<Channel>, sqlx::Error> {
+    let mut rows = channels::by_ids(connection, &request.ids).await?;
+    rows.extend(channels::by_tids(connection, &request.tids).await?);
     let mut by_id: HashMap<i64, Channel> = HashMap::with_capacity(rows.len());
     let mut by_tid: HashMap<String, i64> = HashMap::with_capacity(rows.len());
     for row in rows {
         by_tid.insert(row.tid.clone(), row.id);
         by_id.insert(row.id, row);
     }
-    let mut order = Vec::with_capacity(by_id.len());
     let named = request.ids.iter().copied().chain(
         request
             .tids
             .iter()
             .filter_map(|tid| by_tid.get(tid).copied()),
     );
-    let mut seen = HashSet::new();
-    for id in named {
-        if by_id.contains_key(&id) && seen.insert(id) {
-            order.push(id);
-        }
-    }
-    let mut vals = vals::by_owner(values::of_channels(pool, &order).await?);
-    let mut links = visible_links(caller, channels::asset_links(pool, &order).await?);
-    let peo_links = channels::peo_links(pool, &order).await?;
-    let mut peos = peos::of_channels(database, caller, &peo_links).await?;
-    Ok(order
+    Ok(named.filter_map(|id| by_id.remove(&id)).collect())
+}
+
+/// The answers of a page of channels, with their values, the asset links and the PEOs the
+/// caller may see.
+async fn projects(
+    connection: &mut AnyConnection,
+    caller: &Caller,
+    rows: Vec<Channel>,
+) -> Result<Vec<Project>, sqlx::Error> {
+    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    let mut vals = vals::by_owner(values::of_channels(connection, &ids).await?);
+    let mut links = visible_links(caller, channels::asset_links(connection, &ids).await?);
+    let peo_links = channels::peo_links(connection, &ids).await?;
+    let mut peos = peos::of_channels(connection, caller, &peo_links).await?;
+    Ok(rows
         .into_iter()
-        .filter_map(|id| by_id.remove(&id))
         .map(|row| Project {
             meta: Some(meta(&row)),
             vals: Some(vals.remove(&row.id).unwrap_or_default()),

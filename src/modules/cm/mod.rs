@@ -5,13 +5,16 @@ mod briefings;
 mod channels;
 mod persist;
 
+use std::sync::Arc;
+
 use core_api::{
     CmApi,
     types::{
         BriefingRequest, ChannelQueryDto, ChannelRequest, ChannelRequestDto, PatchBriefing,
-        PimType, Projects, ProjectsPersistRequest,
+        PimType, Project, Projects, ProjectsPersistRequest,
     },
 };
+use core_api_support::Streamed;
 
 use super::{batch, envelope};
 use crate::{
@@ -35,11 +38,14 @@ impl CmApi for Service {
         &self,
         context: &Context,
         input: ChannelRequestDto,
-    ) -> Result<PimType, ApiError> {
-        let project = channels::retrieve(&self.database, &context.caller, &input).await?;
-        Ok(PimType {
-            projects: Some(Projects { project }),
-            ..envelope::answer(self, Some(PROJECT))
+    ) -> Result<Streamed<PimType, Project, ApiError>, ApiError> {
+        Ok(Streamed {
+            envelope: PimType {
+                projects: Some(Projects::default()),
+                ..envelope::answer(self, Some(PROJECT))
+            },
+            collection: 0,
+            items: channels::retrieve(&self.database, Arc::clone(&context.caller), input),
         })
     }
 

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use core_api::messages;
 use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest};
 use core_api_support::fill;
-use sqlx::AnyPool;
+use sqlx::{AnyConnection, AnyPool};
 
 use crate::{
     auth::Caller,
@@ -37,26 +37,34 @@ pub(crate) async fn retrieve(
         } else {
             peos::names_by_ids(pool, &request.ids).await?
         };
+        let mut connection = pool.acquire().await?;
         let rows = in_request_order(
             request,
-            visible(database, caller, rows, |row| (row.id, row.product_id)).await?,
+            visible(&mut connection, caller, rows, |row| {
+                (row.id, row.product_id)
+            })
+            .await?,
             |row| (row.id, &row.tid),
         );
         rows.into_iter()
             .map(|row| named(row, request.with_metadata))
             .collect()
     } else {
+        let mut connection = pool.acquire().await?;
         let rows = if by_tid {
-            peos::by_tids(pool, &request.tids).await?
+            peos::by_tids(&mut connection, &request.tids).await?
         } else {
-            peos::by_ids(pool, &request.ids).await?
+            peos::by_ids(&mut connection, &request.ids).await?
         };
         let rows = in_request_order(
             request,
-            visible(database, caller, rows, |row| (row.id, row.product_id)).await?,
+            visible(&mut connection, caller, rows, |row| {
+                (row.id, row.product_id)
+            })
+            .await?,
             |row| (row.id, &row.tid),
         );
-        whole(database, rows, request.with_metadata).await?
+        whole(&mut connection, rows, request.with_metadata).await?
     };
     if peos.is_empty() {
         return Err(ApiError::NotFound(
@@ -69,20 +77,20 @@ pub(crate) async fn retrieve(
 /// The PEOs linked to each of the listed channels that the caller may see, by tid, without
 /// `meta` (channel retrieval).
 pub(crate) async fn of_channels(
-    database: &Database,
+    connection: &mut AnyConnection,
     caller: &Caller,
     links: &[channels::PeoLink],
-) -> Result<HashMap<i64, Vec<Peo>>, ApiError> {
+) -> Result<HashMap<i64, Vec<Peo>>, sqlx::Error> {
     let mut ids: Vec<i64> = links.iter().map(|link| link.peo_id).collect();
     ids.sort_unstable();
     ids.dedup();
-    let rows = peos::by_ids(database.reads(), &ids).await?;
-    let rows = visible(database, caller, rows, |row| (row.id, row.product_id)).await?;
+    let rows = peos::by_ids(&mut *connection, &ids).await?;
+    let rows = visible(connection, caller, rows, |row| (row.id, row.product_id)).await?;
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
     let by_id: HashMap<i64, Peo> = ids
         .iter()
         .copied()
-        .zip(whole(database, rows, false).await?)
+        .zip(whole(connection, rows, false).await?)
         .collect();
     let mut answer: HashMap<i64, Vec<Peo>> = HashMap::new();
     for link in links {
@@ -99,17 +107,17 @@ pub(crate) async fn of_channels(
 /// The rows the caller may see: PEOs it may see whose product, if any, it may see too (D-58).
 /// `ids` gives a row's PEO id and product id.
 async fn visible<T>(
-    database: &Database,
+    connection: &mut AnyConnection,
     caller: &Caller,
     rows: Vec<T>,
     ids: impl Fn(&T) -> (i64, Option<i64>),
-) -> Result<Vec<T>, ApiError> {
+) -> Result<Vec<T>, sqlx::Error> {
     let peos: Vec<i64> = rows.iter().map(|row| ids(row).0).collect();
     let mut products: Vec<i64> = rows.iter().filter_map(|row| ids(row).1).collect();
     products.sort_unstable();
     products.dedup();
-    let restricted = records::restrictions(database.reads(), &PEOS, &peos).await?;
-    let hidden = records::restrictions(database.reads(), &PRODUCTS, &products).await?;
+    let restricted = records::restrictions(&mut *connection, &PEOS, &peos).await?;
+    let hidden = records::restrictions(&mut *connection, &PRODUCTS, &products).await?;
     let sees = |restrictions: &HashMap<i64, Vec<String>>, id: i64| {
         restrictions.get(&id).is_none_or(|roles| caller.sees(roles))
     };
@@ -173,17 +181,16 @@ fn named(row: Named, with_metadata: bool) -> Peo {
 
 /// PEOs whole, in the order of `rows`: their nodes and values read for all of them at once.
 async fn whole(
-    database: &Database,
+    connection: &mut AnyConnection,
     rows: Vec<peos::Peo>,
     with_metadata: bool,
-) -> Result<Vec<Peo>, ApiError> {
-    let pool = database.reads();
+) -> Result<Vec<Peo>, sqlx::Error> {
     let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
     let mut nodes: HashMap<i64, Vec<String>> = HashMap::new();
-    for row in peos::nodes(pool, &ids).await? {
+    for row in peos::nodes(&mut *connection, &ids).await? {
         nodes.entry(row.peo_id).or_default().push(row.node);
     }
-    let mut vals = vals::by_owner(values::of_peos(pool, &ids).await?);
+    let mut vals = vals::by_owner(values::of_peos(&mut *connection, &ids).await?);
     Ok(rows
         .into_iter()
         .map(|row| Peo {
@@ -235,7 +242,7 @@ async fn of_project(
     } else {
         vec![project.id]
     };
-    let links = channels::peo_links(pool, &channels).await?;
+    let links = channels::peo_links(&mut *pool.acquire().await?, &channels).await?;
     Ok(links.into_iter().map(|link| link.peo_id).collect())
 }
 
@@ -304,12 +311,14 @@ pub(crate) async fn query(
                 .is_none_or(|until| peo.modified_at.as_str() <= until)
         })
         .collect();
-    let mut tids: Vec<String> =
-        visible(database, caller, candidates, |peo| (peo.id, peo.product_id))
-            .await?
-            .into_iter()
-            .map(|peo| peo.tid)
-            .collect();
+    let mut connection = pool.acquire().await?;
+    let mut tids: Vec<String> = visible(&mut connection, caller, candidates, |peo| {
+        (peo.id, peo.product_id)
+    })
+    .await?
+    .into_iter()
+    .map(|peo| peo.tid)
+    .collect();
     tids.sort_unstable();
     Ok(PeoQueryResponse { tids })
 }

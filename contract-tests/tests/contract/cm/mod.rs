@@ -9,6 +9,7 @@
 
 mod briefings;
 mod channels;
+mod streamed;
 
 use contract_tests::{TestServer, fixture, post_json};
 use core_api::operations::{CHANNELS_QUERY, CHANNELS_RETRIEVE};

@@ -2,11 +2,9 @@
 //! chunked transfer, nodes in depth-first pre-order across pages of 512, and its bytes are those
 //! of the same answer written whole, in each form and representation.
 
-use contract_tests::{TestServer, backends};
+use contract_tests::{TestServer, backends, streamed_alike};
 use core_api::operations::{CLASSES_PERSIST, CLASSES_RETRIEVE};
-use core_api_support::Representation::{self, Compact, Json, Xml};
 use core_conformance::bodies::{attribute, name};
-use core_server::repr::{Codec, Limits};
 use serde_json::{Value, json};
 
 use super::{batch, server};
@@ -87,36 +85,6 @@ fn nested_paths(nodes: &Value, into: &mut Vec<String>) {
     }
 }
 
-/// Retrieves `Long` in `representation`, checks that it came in chunked transfer and that its
-/// bytes are the answer written whole; answers it as a tree, without its message time.
-async fn retrieve(server: &TestServer, body: &Value, representation: Representation) -> Value {
-    let answer = server
-        .call(&CLASSES_RETRIEVE)
-        .json(body)
-        .accept(representation)
-        .send()
-        .await;
-    assert_eq!(answer.status, 200, "{}", answer.text);
-    assert!(
-        answer.headers.get("content-length").is_none(),
-        "{representation:?} {body}: a long answer is streamed"
-    );
-    let codec = Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, Limits::default());
-    let schema = CLASSES_RETRIEVE.response.schema.expect("a schema");
-    let mut tree = codec
-        .decode(representation, &answer.bytes, schema)
-        .expect("the answer decodes");
-    let whole = codec
-        .encode(representation, tree.clone(), schema)
-        .expect("the answer encodes");
-    assert!(
-        whole == answer.bytes,
-        "{representation:?} {body}: the streamed answer differs from the whole one"
-    );
-    tree["meta"] = Value::Null;
-    tree
-}
-
 async fn a_long_classification_is_streamed_in_pre_order_as_the_whole_answer() {
     let created = created();
     assert!(created.len() > 512, "the tree spans pages");
@@ -127,20 +95,11 @@ async fn a_long_classification_is_streamed_in_pre_order_as_the_whole_answer() {
         let nested = json!({"tids": ["Long"], "withNodes": true, "flatNodes": false});
         let flat = json!({"tids": ["Long"], "withNodes": true});
         for body in [nested, flat] {
-            let answers = [
-                retrieve(&server, &body, Json).await,
-                retrieve(&server, &body, Xml).await,
-                retrieve(&server, &body, Compact).await,
-            ];
-            assert_eq!(answers[0], answers[1], "{body}: XML holds what JSON holds");
-            assert_eq!(
-                answers[0], answers[2],
-                "{body}: compact JSON holds what JSON holds"
-            );
+            let answer = streamed_alike(&server, &CLASSES_RETRIEVE, &body).await;
             let mut paths = Vec::new();
-            match answers[0].get("nodes") {
+            match answer.get("nodes") {
                 Some(nodes) => {
-                    assert!(answers[0]["classes"]["class"][0].get("nodes").is_none());
+                    assert!(answer["classes"]["class"][0].get("nodes").is_none());
                     paths.extend(
                         nodes["node"]
                             .as_array()
@@ -149,7 +108,7 @@ async fn a_long_classification_is_streamed_in_pre_order_as_the_whole_answer() {
                             .filter_map(|node| node["path"].as_str().map(str::to_string)),
                     );
                 }
-                None => nested_paths(&answers[0]["classes"]["class"][0]["nodes"], &mut paths),
+                None => nested_paths(&answer["classes"]["class"][0]["nodes"], &mut paths),
             }
             assert_eq!(paths, expected, "{body}: depth-first pre-order");
         }
