@@ -1,6 +1,7 @@
 //! Channels read: channel query (a subtree's or the roots' tids, D-17) and channel retrieve
-//! (the requested channels with their values, asset links and PEOs, D-18). Either reads a few
-//! statements whatever the number of channels.
+//! (the requested channels with their values, asset links and PEOs, D-18). Query reads a few
+//! statements whatever the number of channels; retrieve a few per page of [`PAGE`] channels,
+//! written as they are read (D-59).
 
 use std::{
     collections::{HashMap, HashSet},
