@@ -46,14 +46,13 @@ impl Service {
             classes,
             items,
         } = classes::retrieve(&self.database, request).await?;
-        let (class, nodes, collection) = match form {
-            Form::Bare => (classes, None, NESTED),
-            Form::Flat => (classes, Some(Nodes::default()), FLAT),
-            Form::Nested => (Vec::new(), None, NESTED),
+        let (nodes, collection) = match form {
+            Form::Bare | Form::Nested => (None, NESTED),
+            Form::Flat => (Some(Nodes::default()), FLAT),
         };
         Ok(Streamed {
             envelope: PimType {
-                classes: Some(Classes { class }),
+                classes: Some(Classes { class: classes }),
                 nodes,
                 ..envelope::answer(self, Some(CLASSIFICATION))
             },

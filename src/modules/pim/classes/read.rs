@@ -37,7 +37,8 @@ pub(crate) enum Form {
 pub(crate) struct Retrieved {
     /// The form asked for.
     pub(crate) form: Form,
-    /// The classifications with their names, without nodes.
+    /// The classifications the answer holds whole, with their names, without nodes (none in the
+    /// nested form, which streams them).
     pub(crate) classes: Vec<Class>,
     /// The nested form's classifications with their nodes, or the flat form's nodes; nothing
     /// for the bare form.
@@ -93,9 +94,19 @@ pub(crate) async fn retrieve(
             nodes: None,
         })
         .collect();
-    let items = match form {
-        Form::Bare => futures_util::stream::empty().boxed(),
-        Form::Flat | Form::Nested => entries(form, &classes, read),
+    let (classes, items) = match form {
+        Form::Bare => (classes, futures_util::stream::empty().boxed()),
+        Form::Flat => {
+            let tids = classes
+                .iter()
+                .map(|class| Class {
+                    tid: class.tid.clone(),
+                    ..Class::default()
+                })
+                .collect();
+            (classes, entries(form, tids, read))
+        }
+        Form::Nested => (Vec::new(), entries(form, classes, read)),
     };
     Ok(Retrieved {
         form,
@@ -104,13 +115,13 @@ pub(crate) async fn retrieve(
     })
 }
 
-/// The items of the flat or nested form, from the pages read.
+/// The items of the flat or nested form, from the pages read and the selected `classes` (whole
+/// in the nested form, which streams them; their tids are enough for the flat form).
 fn entries(
     form: Form,
-    classes: &[Class],
+    mut classes: Vec<Class>,
     read: BoxStream<'static, Result<Read, sqlx::Error>>,
 ) -> BoxStream<'static, Result<Item, ApiError>> {
-    let mut classes: Vec<Class> = classes.to_vec();
     let mut current = String::new();
     read.flat_map(move |read| {
         let entries: Vec<Result<Item, ApiError>> = match read {
