@@ -530,13 +530,13 @@ async fn sqlite_loads_the_demo_catalogue_idempotently() {
 
 #[tokio::test]
 async fn postgres_loads_the_demo_catalogue_idempotently_when_configured() {
-    let Ok(url) = std::env::var("CORE_TEST_POSTGRES_URL") else {
-        eprintln!("CORE_TEST_POSTGRES_URL is not set: the demo was loaded on SQLite only");
+    let Some(url) =
+        core_server::testing::configured_postgres_schema("the demo was loaded on SQLite only")
+            .await
+            .expect("a fresh schema")
+    else {
         return;
     };
-    let url = core_server::testing::fresh_postgres_schema(&url)
-        .await
-        .expect("a fresh schema");
     let database = Database::connect(&url).await.expect("opens");
     demo_loads_idempotently(&database).await;
     core_server::testing::drop_postgres_schema(&database)

@@ -60,13 +60,13 @@ async fn sqlite_keeps_callers_until_the_revision_moves() {
 
 #[tokio::test]
 async fn postgres_keeps_callers_until_the_revision_moves_when_configured() {
-    let Ok(url) = std::env::var("CORE_TEST_POSTGRES_URL") else {
-        eprintln!("CORE_TEST_POSTGRES_URL is not set: kept callers were tested on SQLite only");
+    let Some(url) =
+        core_server::testing::configured_postgres_schema("kept callers were tested on SQLite only")
+            .await
+            .expect("a fresh schema")
+    else {
         return;
     };
-    let url = core_server::testing::fresh_postgres_schema(&url)
-        .await
-        .expect("a fresh schema");
     let database = Database::connect(&url).await.expect("PostgreSQL opens");
     kept_until_the_revision_moves(&database).await;
     core_server::testing::drop_postgres_schema(&database)

@@ -66,13 +66,13 @@ fn retrieved(address: &str, token: &str) -> BTreeMap<String, i64> {
 
 #[tokio::test]
 async fn three_instances_on_one_postgresql_agree() {
-    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
-        eprintln!("CORE_TEST_POSTGRES_URL is not set: the several-instances test did not run");
+    let Some(url) =
+        core_server::testing::configured_postgres_schema("the several-instances test did not run")
+            .await
+            .expect("a fresh schema")
+    else {
         return;
     };
-    let url = core_server::testing::fresh_postgres_schema(&base)
-        .await
-        .expect("a fresh schema");
     let token = issue(&url, "writer");
     // Started together: each runs the migrations, which the advisory lock serializes.
     let instances: Vec<_> = (0..3).map(|_| serve(&url)).collect();
@@ -328,13 +328,13 @@ async fn crossing_batches_on_two_instances_deadlock_and_are_run_again() {
 /// pools' most, 16 by default.
 #[tokio::test]
 async fn an_instance_opens_at_most_its_database_connections() {
-    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
-        eprintln!("CORE_TEST_POSTGRES_URL is not set: the connections test did not run");
+    let Some(url) =
+        core_server::testing::configured_postgres_schema("the connections test did not run")
+            .await
+            .expect("a fresh schema")
+    else {
         return;
     };
-    let url = core_server::testing::fresh_postgres_schema(&base)
-        .await
-        .expect("a fresh schema");
     let scrape = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     for (arguments, most) in [(&[][..], 16.0), (&["--database-connections", "4"][..], 4.0)] {
         let (server, address) = support::serve_with(&url, arguments);

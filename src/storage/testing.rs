@@ -45,3 +45,16 @@ pub async fn drop_postgres_schema(database: &crate::storage::Database) -> Result
     }
     Ok(())
 }
+
+/// A fresh schema ([`fresh_postgres_schema`]) in the database `CORE_TEST_POSTGRES_URL` names,
+/// or none when it is not set, saying so with what the test then did (`skipped`, or what it
+/// tested on SQLite only), so that a run shows what it left out.
+pub async fn configured_postgres_schema(otherwise: &str) -> Result<Option<String>, sqlx::Error> {
+    match std::env::var("CORE_TEST_POSTGRES_URL") {
+        Ok(base) => fresh_postgres_schema(&base).await.map(Some),
+        Err(_) => {
+            eprintln!("CORE_TEST_POSTGRES_URL is not set: {otherwise}");
+            Ok(None)
+        }
+    }
+}
