@@ -77,6 +77,16 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArg,
     },
+    /// Copies every record of one database into another, empty one (SQLite to PostgreSQL, or
+    /// back): ids, tokens and sequences kept, in one snapshot of the source and all or nothing.
+    Migrate {
+        /// The database to copy: `sqlite://<file>` or `postgres://…`.
+        #[arg(long)]
+        from: String,
+        /// The empty database to copy into (its schema is made first).
+        #[arg(long)]
+        to: String,
+    },
     /// Reads the messages sent with `messages/persist` (beyond the specification, D-44).
     Messages {
         #[command(subcommand)]
@@ -286,6 +296,7 @@ fn main() -> ExitCode {
                 force,
                 database,
             } => backup(&file, force, database.url()).await,
+            Command::Migrate { from, to } => migrate(&from, &to).await,
             Command::Serve(options) => Ok(serve(options.settings()).await?),
         }
     });
@@ -450,7 +461,7 @@ async fn messages(command: MessagesCommand, database_url: &str) -> anyhow::Resul
 
 async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()> {
     let database = open(database_url, "import").await?;
-    let mut bars = Bars::new();
+    let mut bars = bootstrap::progress::Bars::new();
     let loaded = bootstrap::load_file_reporting(&database, file, &mut bars)
         .await
         .map_err(|error| anyhow::anyhow!("nothing was imported: {error}"))?;
@@ -475,61 +486,23 @@ async fn backup(file: &std::path::Path, force: bool, database_url: &str) -> anyh
     Ok(())
 }
 
-/// Draws an import's progress on standard error: a bar per kind of record on a terminal, which
-/// stays with its count when the kind is written; elsewhere one line per kind once it is written.
-/// Kinds the document has none of are not shown.
-struct Bars {
-    terminal: bool,
-    kind: &'static str,
-    total: u64,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl Bars {
-    fn new() -> Bars {
-        Bars {
-            terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
-            kind: "",
-            total: 0,
-            bar: None,
-        }
-    }
-}
-
-impl bootstrap::progress::Progress for Bars {
-    fn start(&mut self, kind: &'static str, total: u64) {
-        self.kind = kind;
-        self.total = total;
-        if self.terminal && total > 0 {
-            let style = indicatif::ProgressStyle::with_template(
-                "{prefix:>15} [{bar:40}] {pos}/{len} ({elapsed})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> ");
-            let bar = indicatif::ProgressBar::new(total)
-                .with_style(style)
-                .with_prefix(kind);
-            self.bar = Some(bar);
-        }
-    }
-
-    fn advance(&mut self, count: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(count);
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.set_position(self.total);
-            bar.finish();
-        } else if self.total > 0 {
-            say(&format!(
-                "core-server: {}: {} written",
-                self.kind, self.total
-            ));
-        }
-    }
+async fn migrate(from: &str, to: &str) -> anyhow::Result<()> {
+    let shown = |url| core_server::storage::url::without_password(url);
+    let source = Database::connect(from).await?;
+    let target = Database::connect(to).await?;
+    let mut bars = bootstrap::progress::Bars::new();
+    let copied = core_server::storage::transfer::copy(&source, &target, &mut bars).await;
+    source.close().await;
+    target.close().await;
+    let copied = copied?;
+    say(&format!(
+        "core-server: migrated {} into {} ({} rows in {} tables)",
+        shown(from),
+        shown(to),
+        copied.rows,
+        copied.tables
+    ));
+    Ok(())
 }
 
 /// Opens the database for a command, recording the command as its maker when it is new.

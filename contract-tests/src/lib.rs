@@ -264,6 +264,23 @@ impl TestServer {
         }
     }
 
+    /// Starts a server on a database made before (a migrated copy: an SQLite file, or a
+    /// PostgreSQL URL with its schema), calling it with a token that database holds; stopping it
+    /// drops its PostgreSQL schema.
+    pub async fn start_existing(database_url: &str, token: &str) -> TestServer {
+        let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), database_url);
+        settings.rate_limit = core_server::settings::RateLimit::OFF;
+        let running = start(settings).await.expect("the server starts");
+        TestServer {
+            address: running.address,
+            database: running.database.clone(),
+            running: Some(running),
+            token: token.to_string(),
+            database_url: database_url.to_string(),
+            owns_schema: true,
+        }
+    }
+
     /// Starts a server on a database with the demo catalogue loaded.
     pub async fn start_with_demo(database_url: &str) -> TestServer {
         let server = TestServer::start_on(database_url).await;

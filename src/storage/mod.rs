@@ -32,6 +32,7 @@ pub(crate) mod peos;
 pub(crate) mod records;
 pub(crate) mod stream;
 pub mod testing;
+pub mod transfer;
 pub(crate) mod trees;
 pub mod url;
 pub(crate) mod values;

@@ -20,6 +20,7 @@ mod examples;
 mod http;
 mod idempotency;
 mod limits;
+mod migrate;
 mod peo;
 mod pim;
 mod retries;

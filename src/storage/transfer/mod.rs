@@ -1,0 +1,252 @@
+//! `core-server migrate --from URL --to URL`: every row of one database copied into another, of
+//! either backend (SQLite to PostgreSQL when one machine is no longer enough, and back), ids
+//! and sequences kept, so that integrators' stored ids stay valid.
+//!
+//! The source is read in one snapshot (one read transaction: a server may keep serving it, but
+//! writes after the start are not carried); the target is written in one transaction under the
+//! batch lock and must be empty, so a failed or refused migrate leaves it as it was. Rows are
+//! streamed table by table ([`TABLES`], each after the tables it refers to) and written
+//! [`BATCH_ROWS`] at a time as one JSON array, so memory stays bounded whatever the size.
+//! Each sequence continues after the greater of the source's position and the largest id
+//! copied: an id a deleted record had is not handed out again. On PostgreSQL each filled table
+//! is analyzed before the commit, so that the instances plan their first requests on the
+//! tables' real sizes rather than on empty ones.
+
+mod tables;
+
+use std::io::Write;
+
+use futures_util::TryStreamExt;
+use sqlx::{Any, AnyConnection, Connection, Row, any::AnyRow};
+
+pub use tables::{Column, Kind, NOT_COPIED, TABLES, Table};
+
+use super::{Backend, Database, backend_of, import, stream};
+use crate::bootstrap::progress::Progress;
+
+/// Rows written by one statement at most.
+const BATCH_ROWS: usize = 4096;
+
+/// Bytes of JSON written by one statement at most, once a row is in (a binary chunk is 1 MiB,
+/// 2 MiB as hexadecimal).
+const BATCH_BYTES: usize = 8 << 20;
+
+/// Why nothing was migrated.
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    /// The target holds rows: migrate writes into an empty database only.
+    #[error(
+        "the target database is not empty (its table {table} holds rows): migrate writes into an empty database only; nothing was written"
+    )]
+    NotEmpty {
+        /// The first table found holding rows.
+        table: &'static str,
+    },
+    /// A database failed; the target was rolled back.
+    #[error("database error: {0}; nothing was written")]
+    Database(#[from] sqlx::Error),
+}
+
+/// What a migrate copied.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Transferred {
+    /// Tables that held rows.
+    pub tables: usize,
+    /// Rows copied.
+    pub rows: u64,
+}
+
+/// Copies every row of `from` into `to`, which must be empty, reporting each table as it goes.
+pub async fn copy(
+    from: &Database,
+    to: &Database,
+    progress: &mut dyn Progress,
+) -> Result<Transferred, TransferError> {
+    let mut source = from.reads().acquire().await?;
+    let mut snapshot = source.begin_with(stream::snapshot(from.backend())).await?;
+    let mut target = to.write().await?;
+    to.lock_batches(&mut target, true).await?;
+    for table in TABLES {
+        if count(&mut target, table).await? > 0 {
+            return Err(TransferError::NotEmpty { table: table.name });
+        }
+    }
+    import::widen_cache(&mut target).await?;
+    let mut transferred = Transferred::default();
+    for table in TABLES {
+        let total = count(&mut snapshot, table).await?;
+        progress.start(table.name, total);
+        let largest = copy_table(&mut snapshot, &mut target, table, progress).await?;
+        if table.identity {
+            let position = sequence(&mut snapshot, table).await?.max(largest);
+            continue_sequence(&mut target, table, position).await?;
+        }
+        progress.finish();
+        if total > 0 {
+            transferred.tables += 1;
+            transferred.rows += total;
+            if to.backend() == Backend::Postgres {
+                sqlx::query(table.analyze).execute(&mut *target).await?;
+            }
+        }
+    }
+    import::narrow_cache(&mut target).await?;
+    target.commit().await?;
+    snapshot.rollback().await?;
+    Ok(transferred)
+}
+
+/// The rows of a table.
+async fn count(connection: &mut AnyConnection, table: &Table) -> Result<u64, sqlx::Error> {
+    let count: i64 = sqlx::query_scalar(table.count)
+        .fetch_one(connection)
+        .await?;
+    Ok(u64::try_from(count).unwrap_or(0))
+}
+
+/// Streams a table's rows from `source` into `target`, a batch at a time; the largest `id`
+/// copied (0 when none, or the table has no `id`).
+async fn copy_table(
+    source: &mut AnyConnection,
+    target: &mut AnyConnection,
+    table: &Table,
+    progress: &mut dyn Progress,
+) -> Result<i64, sqlx::Error> {
+    let insert = match backend_of(target) {
+        Backend::Sqlite => table.insert_sqlite,
+        Backend::Postgres => table.insert_postgres,
+    };
+    let mut batch = Batch::default();
+    let mut largest = 0;
+    let mut rows = sqlx::query(table.select).fetch(source);
+    while let Some(row) = rows.try_next().await? {
+        largest = largest.max(batch.push(table, &row)?);
+        if batch.rows >= BATCH_ROWS || batch.json.len() >= BATCH_BYTES {
+            progress.advance(batch.write(insert, target).await?);
+        }
+    }
+    progress.advance(batch.write(insert, target).await?);
+    Ok(largest)
+}
+
+/// Rows read and not yet written: a JSON array of objects, one per row, keyed by column.
+#[derive(Default)]
+struct Batch {
+    /// The array's text so far, without its closing bracket.
+    json: Vec<u8>,
+    /// Rows in it.
+    rows: usize,
+}
+
+impl Batch {
+    /// Adds a row; its `id` when the table has one, else 0.
+    fn push(&mut self, table: &Table, row: &AnyRow) -> Result<i64, sqlx::Error> {
+        self.json.push(if self.rows == 0 { b'[' } else { b',' });
+        let mut id = 0;
+        for (index, column) in table.columns.iter().enumerate() {
+            self.json.push(if index == 0 { b'{' } else { b',' });
+            write!(self.json, "\"{}\":", column.name).map_err(encode)?;
+            match column.kind {
+                Kind::Int => match row.try_get::<Option<i64>, _>(index)? {
+                    None => self.json.extend_from_slice(b"null"),
+                    Some(value) => {
+                        if column.name == "id" {
+                            id = value;
+                        }
+                        write!(self.json, "{value}").map_err(encode)?;
+                    }
+                },
+                Kind::Flag => match row.try_get::<Option<i64>, _>(index)? {
+                    None => self.json.extend_from_slice(b"null"),
+                    Some(0) => self.json.extend_from_slice(b"false"),
+                    Some(_) => self.json.extend_from_slice(b"true"),
+                },
+                Kind::Text => match row.try_get::<Option<&str>, _>(index)? {
+                    None => self.json.extend_from_slice(b"null"),
+                    Some(text) => serde_json::to_writer(&mut self.json, text).map_err(encode)?,
+                },
+                Kind::Bytes => match row.try_get::<Option<&[u8]>, _>(index)? {
+                    None => self.json.extend_from_slice(b"null"),
+                    Some(bytes) => {
+                        self.json.push(b'"');
+                        self.json.extend_from_slice(hex::encode(bytes).as_bytes());
+                        self.json.push(b'"');
+                    }
+                },
+            }
+        }
+        self.json.push(b'}');
+        self.rows += 1;
+        Ok(id)
+    }
+
+    /// Writes the rows held, if any, and empties the batch; how many.
+    async fn write(
+        &mut self,
+        insert: &'static str,
+        target: &mut AnyConnection,
+    ) -> Result<u64, sqlx::Error> {
+        if self.rows == 0 {
+            return Ok(0);
+        }
+        self.json.push(b']');
+        let json = String::from_utf8(std::mem::take(&mut self.json)).map_err(encode)?;
+        sqlx::query::<Any>(insert)
+            .bind(json)
+            .execute(target)
+            .await?;
+        Ok(std::mem::take(&mut self.rows) as u64)
+    }
+}
+
+/// A row that could not be written as JSON (it cannot happen: the text is the rows' own).
+fn encode(error: impl std::error::Error + Send + Sync + 'static) -> sqlx::Error {
+    sqlx::Error::Encode(Box::new(error))
+}
+
+/// The last value a table's sequence handed out in the source (0: none).
+async fn sequence(source: &mut AnyConnection, table: &Table) -> Result<i64, sqlx::Error> {
+    let statement = match backend_of(source) {
+        Backend::Sqlite => sql!(sqlite:
+            "SELECT CAST(COALESCE(MAX(seq), 0) AS BIGINT) FROM sqlite_sequence WHERE name = $1"),
+        Backend::Postgres => sql!(postgres:
+            "SELECT COALESCE(pg_sequence_last_value(CAST(pg_get_serial_sequence($1, 'id') AS REGCLASS)), 0)"),
+    };
+    sqlx::query_scalar(statement)
+        .bind(table.name)
+        .fetch_one(source)
+        .await
+}
+
+/// Sets a table's sequence in the target so that the next id follows `position`.
+async fn continue_sequence(
+    target: &mut AnyConnection,
+    table: &Table,
+    position: i64,
+) -> Result<(), sqlx::Error> {
+    if position < 1 {
+        return Ok(());
+    }
+    match backend_of(target) {
+        Backend::Sqlite => {
+            sqlx::query(sql!(sqlite: "DELETE FROM sqlite_sequence WHERE name = $1"))
+                .bind(table.name)
+                .execute(&mut *target)
+                .await?;
+            sqlx::query(sql!(sqlite: "INSERT INTO sqlite_sequence (name, seq) VALUES ($1, $2)"))
+                .bind(table.name)
+                .bind(position)
+                .execute(target)
+                .await?;
+        }
+        Backend::Postgres => {
+            sqlx::query(sql!(postgres:
+                "SELECT setval(CAST(pg_get_serial_sequence($1, 'id') AS REGCLASS), $2)"))
+            .bind(table.name)
+            .bind(position)
+            .execute(target)
+            .await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! The tables `core-server migrate` copies (`storage::transfer::TABLES`) are the schema: every
+//! table of both backends but the ones it leaves out on purpose, every column with the kind it
+//! is carried as, sequences and self-references marked, and each table after the tables it
+//! refers to. A migration that adds a table or a column fails here until the list has it.
+//! And the command: `core-server migrate` copies a database a token works on, and refuses a
+//! target that holds anything. (What a copy answers: the contract suite's `migrate`.)
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use core_server::storage::{
+    Database,
+    transfer::{Kind, NOT_COPIED, TABLES},
+};
+use sqlx::Row;
+use support::{binary, core_server, exchange, serve};
+
+/// A table as a schema declares it: its columns with their kinds, whether its `id` comes from
+/// a sequence, and the tables its foreign keys refer to.
+#[derive(Debug, Default, PartialEq)]
+struct Declared {
+    columns: Vec<(String, Kind)>,
+    identity: bool,
+    refers_to: Vec<String>,
+}
+
+/// The tables `migrate` copies, as they would be declared.
+fn listed() -> BTreeMap<String, (Vec<(String, Kind)>, bool)> {
+    TABLES
+        .iter()
+        .map(|table| {
+            let columns = table
+                .columns
+                .iter()
+                .map(|column| (column.name.to_string(), column.kind))
+                .collect();
+            (table.name.to_string(), (columns, table.identity))
+        })
+        .collect()
+}
+
+/// Whether `migrate` leaves a table out on purpose.
+fn left_out(table: &str) -> bool {
+    NOT_COPIED.iter().any(|(name, _)| *name == table)
+}
+
+fn kind(declared: &str) -> Kind {
+    match declared.to_ascii_lowercase().as_str() {
+        "integer" | "bigint" => Kind::Int,
+        "text" => Kind::Text,
+        "boolean" => Kind::Flag,
+        "blob" | "bytea" => Kind::Bytes,
+        other => panic!("a column type migrate does not carry: {other}"),
+    }
+}
+
+/// Compares a schema with the list, and checks that every table comes after those it refers to
+/// (a table referring to itself is read parents first).
+fn judge(schema: &BTreeMap<String, Declared>) {
+    let copied: BTreeMap<String, (Vec<(String, Kind)>, bool)> = schema
+        .iter()
+        .map(|(name, table)| (name.clone(), (table.columns.clone(), table.identity)))
+        .collect();
+    assert_eq!(listed(), copied, "storage::transfer::TABLES is the schema");
+    for (at, table) in TABLES.iter().enumerate() {
+        for referred in &schema[table.name].refers_to {
+            if referred == table.name {
+                assert!(table.tree, "{} refers to itself: mark it tree", table.name);
+            } else {
+                let before = TABLES[..at].iter().any(|earlier| earlier.name == referred);
+                assert!(
+                    before,
+                    "{} refers to {referred}, listed after it",
+                    table.name
+                );
+            }
+        }
+        let refers_to_itself = schema[table.name].refers_to.iter().any(|t| t == table.name);
+        assert_eq!(table.tree, refers_to_itself, "{}", table.name);
+    }
+}
+
+#[tokio::test]
+async fn the_copied_tables_are_the_sqlite_schema() {
+    let database = Database::connect("sqlite::memory:")
+        .await
+        .expect("a database");
+    let names: Vec<(String, String)> = sqlx::query(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    )
+    .fetch_all(database.reads())
+    .await
+    .expect("the tables")
+    .iter()
+    .map(|row| (row.get(0), row.get(1)))
+    .collect();
+    let mut schema = BTreeMap::new();
+    for (name, text) in names.into_iter().filter(|(name, _)| !left_out(name)) {
+        let columns = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT name, type FROM pragma_table_info('{name}') ORDER BY cid"
+        )))
+        .fetch_all(database.reads())
+        .await
+        .expect("the columns")
+        .iter()
+        .map(|row| (row.get::<String, _>(0), kind(&row.get::<String, _>(1))))
+        .collect();
+        let refers_to = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT \"table\" FROM pragma_foreign_key_list('{name}')"
+        )))
+        .fetch_all(database.reads())
+        .await
+        .expect("the foreign keys")
+        .iter()
+        .map(|row| row.get::<String, _>(0))
+        .collect();
+        let identity = text.contains("AUTOINCREMENT");
+        schema.insert(
+            name,
+            Declared {
+                columns,
+                identity,
+                refers_to,
+            },
+        );
+    }
+    judge(&schema);
+    database.close().await;
+}
+
+#[tokio::test]
+async fn the_copied_tables_are_the_postgres_schema() {
+    let Some(url) = core_server::testing::configured_postgres_schema("skipped")
+        .await
+        .expect("a fresh schema")
+    else {
+        return;
+    };
+    let database = Database::connect(&url).await.expect("the database opens");
+    let mut schema: BTreeMap<String, Declared> = BTreeMap::new();
+    let columns = sqlx::query(
+        "SELECT CAST(table_name AS TEXT), CAST(column_name AS TEXT), CAST(data_type AS TEXT), \
+         CAST(is_identity AS TEXT) FROM information_schema.columns \
+         WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position",
+    )
+    .fetch_all(database.reads())
+    .await
+    .expect("the columns");
+    for row in columns
+        .iter()
+        .filter(|row| !left_out(&row.get::<String, _>(0)))
+    {
+        let table = schema.entry(row.get::<String, _>(0)).or_default();
+        table
+            .columns
+            .push((row.get(1), kind(&row.get::<String, _>(2))));
+        table.identity |= row.get::<String, _>(3) == "YES";
+    }
+    let references = sqlx::query(
+        "SELECT CAST(c.conrelid::regclass AS TEXT), CAST(c.confrelid::regclass AS TEXT) \
+         FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace",
+    )
+    .fetch_all(database.reads())
+    .await
+    .expect("the foreign keys");
+    for row in &references {
+        let (from, to): (String, String) = (row.get(0), row.get(1));
+        if let Some(table) = schema.get_mut(&from) {
+            table.refers_to.push(to);
+        }
+    }
+    judge(&schema);
+    let _ = core_server::testing::drop_postgres_schema(&database).await;
+    database.close().await;
+}
+
+#[test]
+fn migrate_copies_a_database_and_refuses_a_target_that_is_not_empty() {
+    let folder = std::env::temp_dir().join(format!("core-server-migrate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let (from, to) = (
+        format!("sqlite://{}/from.db", folder.display()),
+        format!("sqlite://{}/to.db", folder.display()),
+    );
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/demo.json");
+    assert!(core_server(&["import", demo], &from).status.success());
+    let issued = core_server(
+        &["token", "issue", "--user", "ops", "--role", "admin"],
+        &from,
+    );
+    let token = String::from_utf8(issued.stdout).expect("UTF-8");
+    let migrate = || {
+        std::process::Command::new(binary())
+            .args(["migrate", "--from", &from, "--to", &to])
+            .output()
+            .expect("core-server runs")
+    };
+    let output = migrate();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("core-server: keywords: 6 written"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("core-server: migrated {from} into {to}")),
+        "{stderr}"
+    );
+
+    let (server, address) = serve(&to);
+    let body = r#"{"path":"/","level":-1}"#;
+    let request = format!(
+        "POST /api/core/v1/common/keywords/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token.trim(),
+        body.len()
+    );
+    let (status, answer) = exchange(&address, &request);
+    assert_eq!(status, 200, "the token was carried: {answer}");
+    assert_eq!(answer.matches("\"path\"").count(), 6, "{answer}");
+    drop(server);
+
+    let output = migrate();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("the target database is not empty (its table users holds rows)"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
