@@ -29,7 +29,7 @@ use crate::{
     storage::{
         Database,
         import::{self, Lookup},
-        now_utc,
+        now_utc, transfer,
     },
 };
 
@@ -265,6 +265,10 @@ pub async fn load_demo(database: &Database) -> Result<(Loaded, Option<String>), 
     ))
 }
 
+/// Records of a load from which on PostgreSQL's statistics are gathered before its commit
+/// (`storage::transfer::analyze`): a fixture's few records leave them as they are.
+const ANALYZED_LOAD: usize = 10_000;
+
 /// Loads a document in one transaction.
 pub async fn load(
     database: &Database,
@@ -299,6 +303,9 @@ pub async fn load_reporting(
     let loaded = loader.loaded;
     import::narrow_cache(&mut transaction).await?;
     written?;
+    if loaded.records >= ANALYZED_LOAD {
+        transfer::analyze(&mut transaction).await?;
+    }
     transaction.commit().await?;
     Ok(loaded)
 }

@@ -8,9 +8,9 @@
 //! streamed table by table ([`TABLES`], each after the tables it refers to) and written
 //! [`BATCH_ROWS`] at a time as one JSON array, so memory stays bounded whatever the size.
 //! Each sequence continues after the greater of the source's position and the largest id
-//! copied: an id a deleted record had is not handed out again. On PostgreSQL each filled table
-//! is analyzed before the commit, so that the instances plan their first requests on the
-//! tables' real sizes rather than on empty ones.
+//! copied: an id a deleted record had is not handed out again. On PostgreSQL every table is
+//! analyzed before the commit ([`analyze`]), so that the instances plan their first requests
+//! on the tables' real sizes rather than on empty ones.
 
 mod tables;
 
@@ -85,15 +85,26 @@ pub async fn copy(
         if total > 0 {
             transferred.tables += 1;
             transferred.rows += total;
-            if to.backend() == Backend::Postgres {
-                sqlx::query(table.analyze).execute(&mut *target).await?;
-            }
         }
     }
+    analyze(&mut target).await?;
     import::narrow_cache(&mut target).await?;
     target.commit().await?;
     snapshot.rollback().await?;
     Ok(transferred)
+}
+
+/// Gathers PostgreSQL's statistics of every table (nothing on SQLite, whose plans the service
+/// does not leave to statistics): after a load of many records, so that the first requests
+/// are planned on the tables' new sizes rather than on what autovacuum last saw. In the
+/// writer's transaction, the statistics count its own rows and take effect with its commit.
+pub(crate) async fn analyze(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    if backend_of(connection) == Backend::Postgres {
+        for table in TABLES {
+            sqlx::query(table.analyze).execute(&mut *connection).await?;
+        }
+    }
+    Ok(())
 }
 
 /// The rows of a table.

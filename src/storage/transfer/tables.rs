@@ -46,7 +46,7 @@ pub struct Table {
     pub(super) insert_sqlite: &'static str,
     /// The same on PostgreSQL.
     pub(super) insert_postgres: &'static str,
-    /// Gathers PostgreSQL's statistics of it once it is filled (no plan to check: not a query).
+    /// Gathers PostgreSQL's statistics of it (no plan to check: not a query).
     pub(super) analyze: &'static str,
 }
 
