@@ -19,7 +19,7 @@ use std::io::Write;
 use futures_util::TryStreamExt;
 use sqlx::{Any, AnyConnection, Connection, Row, any::AnyRow};
 
-pub use tables::{Column, Kind, NOT_COPIED, TABLES, Table};
+pub use tables::{Column, Kind, LeftOut, NOT_COPIED, TABLES, Table};
 
 use super::{Backend, Database, backend_of, import, stream};
 use crate::bootstrap::progress::Progress;
@@ -116,7 +116,7 @@ async fn count(connection: &mut AnyConnection, table: &Table) -> Result<u64, sql
 }
 
 /// Streams a table's rows from `source` into `target`, a batch at a time; the largest `id`
-/// copied (0 when none, or the table has no `id`).
+/// copied (0 when none, or its ids come from no sequence).
 async fn copy_table(
     source: &mut AnyConnection,
     target: &mut AnyConnection,
@@ -150,7 +150,7 @@ struct Batch {
 }
 
 impl Batch {
-    /// Adds a row; its `id` when the table has one, else 0.
+    /// Adds a row; its `id` when the table's ids come from a sequence, else 0.
     fn push(&mut self, table: &Table, row: &AnyRow) -> Result<i64, sqlx::Error> {
         self.json.push(if self.rows == 0 { b'[' } else { b',' });
         let mut id = 0;
@@ -161,7 +161,7 @@ impl Batch {
                 Kind::Int => match row.try_get::<Option<i64>, _>(index)? {
                     None => self.json.extend_from_slice(b"null"),
                     Some(value) => {
-                        if column.name == "id" {
+                        if index == 0 && table.identity {
                             id = value;
                         }
                         write!(self.json, "{value}").map_err(encode)?;

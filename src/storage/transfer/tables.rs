@@ -50,20 +50,29 @@ pub struct Table {
     pub(super) analyze: &'static str,
 }
 
-/// Tables the target keeps its own rows of: each with the reason.
-pub const NOT_COPIED: &[(&str, &str)] = &[
-    (
-        "access_revision",
-        "a counter that tells instances to reload access rights; the target's own moves with every write",
-    ),
-    (
-        "_sqlx_migrations",
-        "the schema's history, made by the target's own migrations",
-    ),
-    (
-        "sqlite_sequence",
-        "SQLite's sequences, continued through `Table::identity`",
-    ),
+/// A table of the schema `migrate` leaves out: the target keeps its own rows of it.
+#[derive(Debug)]
+pub struct LeftOut {
+    /// Its name.
+    pub name: &'static str,
+    /// Why the target's own rows are the right ones.
+    pub why: &'static str,
+}
+
+/// The tables `migrate` leaves out.
+pub const NOT_COPIED: &[LeftOut] = &[
+    LeftOut {
+        name: "access_revision",
+        why: "a counter that tells instances to reload access rights; the target's own moves with every write",
+    },
+    LeftOut {
+        name: "_sqlx_migrations",
+        why: "the schema's history, made by the target's own migrations",
+    },
+    LeftOut {
+        name: "sqlite_sequence",
+        why: "SQLite's sequences, continued through `Table::identity`",
+    },
 ];
 
 /// A column's expression in the select (integers and booleans cast, so that `sqlx::Any` reads
