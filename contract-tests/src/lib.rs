@@ -248,26 +248,18 @@ impl TestServer {
     /// A second instance on this server's database (a PostgreSQL schema, or an SQLite file),
     /// with the same `admin` token; stop it before this one.
     pub async fn beside(&self) -> TestServer {
-        let mut settings = Settings::new(
-            "127.0.0.1:0".parse().expect("an address"),
-            &self.database_url,
-        );
-        settings.rate_limit = core_server::settings::RateLimit::OFF;
-        let running = start(settings).await.expect("the second server starts");
-        TestServer {
-            address: running.address,
-            database: running.database.clone(),
-            running: Some(running),
-            token: self.token.clone(),
-            database_url: self.database_url.clone(),
-            owns_schema: false,
-        }
+        TestServer::serving(&self.database_url, &self.token, false).await
     }
 
     /// Starts a server on a database made before (a migrated copy: an SQLite file, or a
     /// PostgreSQL URL with its schema), calling it with a token that database holds; stopping it
     /// drops its PostgreSQL schema.
     pub async fn start_existing(database_url: &str, token: &str) -> TestServer {
+        TestServer::serving(database_url, token, true).await
+    }
+
+    /// A server on a database as it is, called with `token`, the rate limit off.
+    async fn serving(database_url: &str, token: &str, owns_schema: bool) -> TestServer {
         let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), database_url);
         settings.rate_limit = core_server::settings::RateLimit::OFF;
         let running = start(settings).await.expect("the server starts");
@@ -277,7 +269,7 @@ impl TestServer {
             running: Some(running),
             token: token.to_string(),
             database_url: database_url.to_string(),
-            owns_schema: true,
+            owns_schema,
         }
     }
 

@@ -25,9 +25,9 @@ impl Progress for Silent {
     fn finish(&mut self) {}
 }
 
-/// Draws the progress of an import or a migrate on standard error: a bar per kind of record on a terminal, which
-/// stays with its count when the kind is written; elsewhere one line per kind once it is written.
-/// Kinds the document has none of are not shown.
+/// Draws the progress of an import or a migrate on standard error: a bar per kind of record (a
+/// table for migrate) on a terminal, which stays with its count when the kind is written;
+/// elsewhere one line per kind once it is written. Kinds with no records are not shown.
 pub struct Bars {
     terminal: bool,
     kind: &'static str,
