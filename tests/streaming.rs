@@ -171,7 +171,8 @@ async fn a_database_lost_mid_answer_cuts_the_connection_without_the_closing_chun
     for _ in 0..20 {
         ended = sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE query LIKE 'WITH b AS (%' AND state IN ('active', 'idle in transaction') \
+             WHERE query LIKE 'SELECT json_agg(entry ORDER BY sort_key)%' \
+             AND state IN ('active', 'idle in transaction') \
              AND pid <> pg_backend_pid()) ended",
         )
         .fetch_one(&admin)
