@@ -5,7 +5,9 @@
 //! poem-openapi writes these pages around a document it makes from Rust code; here it is given no
 //! API at all, and the document it embeds is replaced by ours, which stays the one source. The
 //! pages' copy lists this server (`/`) first among the servers, so that "Try it out" calls the
-//! server that served the page; the XML namespace is the configured one (D-53).
+//! server that served the page, and `application/json` first among the media types of every
+//! body and answer, so that "Try it out" speaks JSON unless XML is chosen; the XML namespace is
+//! the configured one (D-53).
 //!
 //! Each page carries a `Content-Security-Policy` that lets run only its own inline scripts (by
 //! their SHA-256), fetch only from this server, and be framed by no one (`policy`).
@@ -75,7 +77,31 @@ fn embedded_document(namespace: &str) -> String {
         Some(servers) => servers.insert(0, this_server),
         None => value["servers"] = json!([this_server]),
     }
+    json_first(&mut value);
     value.to_string()
+}
+
+/// Puts `application/json` first in every `content` of `value` (the other media types keep their
+/// order after it): "Try it out" sends and asks for the first media type a body or answer lists,
+/// and most answers list XML first in the published document. XML stays selectable.
+fn json_first(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (key, inner) in object.iter_mut() {
+                if key == "content"
+                    && let Value::Object(media) = inner
+                {
+                    let (json, other): (Vec<_>, Vec<_>) = std::mem::take(media)
+                        .into_iter()
+                        .partition(|(name, _)| name.split(';').next() == Some("application/json"));
+                    media.extend(json.into_iter().chain(other));
+                }
+                json_first(inner);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(json_first),
+        _ => {}
+    }
 }
 
 /// Drops the stylesheets a page would fetch from elsewhere (Redoc's page asks a font service for
@@ -136,6 +162,15 @@ mod tests {
         assert_eq!(value["servers"][1]["url"], "{base_url}");
         assert!(shown.contains("urn:example:other"));
         assert!(!shown.contains(document::XML_NAMESPACE_DEFAULT));
+        let answer = &value["paths"]["/api/core/v1/common/keywords/retrieve"]["post"]["responses"]
+            ["200"]["content"];
+        let listed: Vec<&String> = answer.as_object().expect("content").keys().collect();
+        assert_eq!(listed[0], "application/json", "JSON first: {listed:?}");
+        assert!(
+            listed
+                .iter()
+                .any(|name| name.starts_with("application/xml"))
+        );
         let redoc = without_remote_styles(&empty.redoc_html());
         assert!(!redoc.contains("<link href=\"http"), "no remote stylesheet");
         assert!(redoc.contains("Redoc.init"));

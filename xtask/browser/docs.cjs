@@ -1,8 +1,8 @@
 // The docs pages in a real browser (`cargo xtask browser`): headless Chromium, driven by
 // puppeteer-core, loads `/docs` (Swagger UI) from a server on the demo catalogue, checks that
 // every operation of the document is listed, authorizes with the demo token, runs "Try it out" on
-// keywords retrieve and reads 200 with the demo's keywords, saves a screenshot, then loads
-// `/redoc` and finds the operations there too. Both pages must come with a
+// keywords retrieve and reads 200 with the demo's keywords in JSON (listed first on the page),
+// saves a screenshot, then loads `/redoc` and finds the operations there too. Both pages must come with a
 // `Content-Security-Policy` and `X-Content-Type-Options: nosniff`, and work under that policy
 // without a single violation.
 //
@@ -71,7 +71,7 @@ async function main() {
     await page.click(".modal-ux .auth-btn-wrapper .authorize");
     await page.click(".modal-ux .btn-done");
 
-    // Try it out: keywords retrieve of every level.
+    // Try it out: keywords retrieve of every level, in JSON (the page lists it first).
     const operation = "#operations-Common-keywordsRetrieve";
     await page.click(`${operation} .opblock-summary`);
     await page.waitForSelector(`${operation} .try-out__btn`, { timeout: 10000 });
@@ -91,6 +91,7 @@ async function main() {
     );
     check(code === "200", `Try it out answered ${code}: ${body}`);
     check(body.includes("/Season/Summer"), `the answer lacks the demo's keywords: ${body}`);
+    check(body.trim().startsWith("{"), `Try it out did not ask for JSON first: ${body}`);
     await page.$eval(status, (cell) => cell.scrollIntoView({ block: "center" }));
     const screenshot = `${folder}/docs.png`;
     await page.screenshot({ path: screenshot });

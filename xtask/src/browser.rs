@@ -2,8 +2,8 @@
 //! `chromium`, installed with apt-get when missing and possible), installs a pinned puppeteer-core
 //! from npm under `target/`, starts core-server on the demo catalogue, and runs
 //! `xtask/browser/docs.cjs`: `/docs` lists every operation of the document, authorizes with the
-//! demo token and runs "Try it out" on keywords retrieve (200, the demo's keywords), `/redoc`
-//! shows every operation; screenshots go to `target/xtask-browser/`.
+//! demo token and runs "Try it out" on keywords retrieve (200, the demo's keywords, in JSON),
+//! `/redoc` shows every operation; screenshots go to `target/xtask-browser/`.
 //!
 //! Where no browser can be found or installed it prints why and skips, except under `CI=true`,
 //! where the check must run.
