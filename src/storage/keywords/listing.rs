@@ -33,10 +33,10 @@ pub(crate) struct Listed {
 }
 
 impl Listed {
-    /// The keyword with its names in locale order and its links in asset tid order. They are
-    /// ordered here, not by the statement: on SQLite an `ORDER BY` inside an aggregate opens a
-    /// temporary b-tree (a pager, a page cache) for each keyword, which made a short answer's
-    /// statement cost three times the rest of its database work.
+    /// The keyword with its names in locale order and its links in asset tid order (bytewise,
+    /// as SQLite's `BINARY` and PostgreSQL's `"C"` order them). They are ordered here, not by
+    /// the statement: on SQLite an `ORDER BY` inside an aggregate sorts through a temporary
+    /// b-tree for each keyword, an eighth of the demo's six-keyword statement.
     fn ordered(mut self) -> Self {
         self.names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         if let Some(links) = &mut self.links {
