@@ -162,8 +162,8 @@ mod tests {
         assert_eq!(value["servers"][1]["url"], "{base_url}");
         assert!(shown.contains("urn:example:other"));
         assert!(!shown.contains(document::XML_NAMESPACE_DEFAULT));
-        let answer = &value["paths"]["/api/core/v1/common/keywords/retrieve"]["post"]["responses"]
-            ["200"]["content"];
+        let retrieve = &core_api::operations::KEYWORDS_RETRIEVE;
+        let answer = &value["paths"][retrieve.path]["post"]["responses"]["200"]["content"];
         let listed: Vec<&String> = answer.as_object().expect("content").keys().collect();
         assert_eq!(listed[0], "application/json", "JSON first: {listed:?}");
         assert!(
