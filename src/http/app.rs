@@ -26,6 +26,8 @@ use crate::{
 pub const OPENAPI_YAML_PATH: &str = "/openapi.yaml";
 /// The path of the JSON document.
 pub const OPENAPI_JSON_PATH: &str = "/openapi.json";
+/// The media type of the XML Schema documents.
+const XSD_CONTENT_TYPE: &str = "application/xml";
 /// The path of the health check.
 pub const HEALTH_PATH: &str = "/healthz";
 /// The path of the metrics (`metrics.rs`).
@@ -46,6 +48,18 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
         .at(
             OPENAPI_JSON_PATH,
             document_endpoint(document::OPENAPI_JSON, &namespace, "application/json"),
+        )
+        .at(
+            format!("/{}", document::XSD_NAME),
+            document_endpoint(
+                document::XSD,
+                &quick_xml::escape::escape(&namespace),
+                XSD_CONTENT_TYPE,
+            ),
+        )
+        .at(
+            format!("/{}", document::XSD_UNQUALIFIED_NAME),
+            document_endpoint(document::XSD_UNQUALIFIED, &namespace, XSD_CONTENT_TYPE),
         )
         .at(
             HEALTH_PATH,

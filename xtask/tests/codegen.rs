@@ -28,6 +28,7 @@ fn every_generated_file_says_how_it_was_made() {
         let header = match extension {
             Some("toml" | "yaml") => codegen::TOML_HEADER,
             Some("md") => codegen::MARKDOWN_HEADER,
+            Some("xsd") => codegen::XML_HEADER,
             _ => codegen::RUST_HEADER,
         };
         assert!(

@@ -123,6 +123,30 @@ async fn the_document_and_the_health_check_are_served() {
         .await
         .expect("JSON");
     assert_eq!(json, published());
+    for (name, text) in [
+        (core_api::document::XSD_NAME, core_api::document::XSD),
+        (
+            core_api::document::XSD_UNQUALIFIED_NAME,
+            core_api::document::XSD_UNQUALIFIED,
+        ),
+    ] {
+        let answer = client
+            .get(server.url(&format!("/{name}")))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(answer.status().as_u16(), 200, "{name}");
+        assert_eq!(
+            answer.headers().get("content-type").map(|v| v.as_bytes()),
+            Some(&b"application/xml"[..]),
+            "{name}"
+        );
+        assert_eq!(answer.text().await.expect("text"), text, "{name}");
+    }
+    assert!(core_api::document::XSD.contains(&format!(
+        "<xs:import schemaLocation=\"{}\"/>",
+        core_api::document::XSD_UNQUALIFIED_NAME
+    )));
     let health = client
         .get(server.url("/healthz"))
         .send()
@@ -182,6 +206,16 @@ async fn the_xml_namespace_is_a_server_setting() {
         .expect("text");
     assert!(yaml.contains(&format!("namespace: {namespace}")));
     assert!(!yaml.contains(core_api::document::XML_NAMESPACE_DEFAULT));
+    let xsd = client
+        .get(server.url(&format!("/{}", core_api::document::XSD_NAME)))
+        .send()
+        .await
+        .expect("an answer")
+        .text()
+        .await
+        .expect("text");
+    assert!(xsd.contains(&format!("targetNamespace=\"{namespace}\"")));
+    assert!(!xsd.contains(core_api::document::XML_NAMESPACE_DEFAULT));
     let post = |body: &'static str| {
         server
             .call(&KEYWORDS_PERSIST)

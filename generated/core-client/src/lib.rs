@@ -2092,8 +2092,10 @@ No pagination: selectors and batches are bounded instead.
 ## Beyond the interface
 The service also answers `GET /openapi.yaml` and `GET /openapi.json` (this document),
 `GET /docs` and `GET /redoc` (this document in Swagger UI and Redoc, whose "Try it out" calls
-the serving server) and `GET /healthz`. They are not part of the Core Interface and need no
-token. `GET /metrics`
+the serving server), `GET /core-v1.xsd` (the XML Schema of every XML message, generated from
+this document's `xml` objects, in the configured namespace; it imports `GET
+/core-v1-briefing.xsd`, the briefing's elements in no namespace; D-61) and `GET /healthz`. They are
+not part of the Core Interface and need no token. `GET /metrics`
 answers the service's metrics in the OpenMetrics text format, by default to clients on the
 server's own machine only (the server setting `--metrics-access`). Every answer carries an
 `X-Request-Id` header: the request's own when it sent a well-formed one (1 to 128 characters

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{
     model::Operation,
-    tables::{is_alias, strings},
+    shape::{is_alias, strings},
 };
 use crate::document::{Document, Representation, schema_ref_name};
 

@@ -5,36 +5,16 @@
 use anyhow::{Context, Result, bail, ensure};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
     model::{Operation, QuerySchema},
     rules::{check_rules_reach_no_xml, rules},
+    shape::{
+        DefaultShape, FieldShape, FieldType, Root, ScalarType, ShapeKind, is_alias, shape, strings,
+    },
 };
-use crate::document::{Document, schema_ref_name, screaming_case};
-
-/// The keywords a property schema may carry: each is either enforced by the tables or describes
-/// the value. Any other keyword is refused, so that the document never states a constraint the
-/// server does not enforce.
-const PROPERTY_KEYWORDS: [&str; 17] = [
-    "type",
-    "format",
-    "description",
-    "xml",
-    "items",
-    "$ref",
-    "enum",
-    "default",
-    "example",
-    "maxLength",
-    "pattern",
-    "maxItems",
-    "minimum",
-    "maximum",
-    "not",
-    "x-message",
-    "x-batch",
-];
+use crate::document::{Document, screaming_case};
 
 /// Generates `tables.rs`: one `static` [`Schema`](core_api_support::Schema) per component schema
 /// and query type, and `ALL`, every table in document order.
@@ -72,14 +52,15 @@ pub fn generate(document: &Document, operations: &[Operation]) -> Result<TokenSt
 
 fn table(document: &Document, name: &str, schema: &Value) -> Result<TokenStream> {
     let ident = format_ident!("{}", screaming_case(name));
-    let kind = kind(document, schema)?;
-    let xml_root = match schema.pointer("/xml/name").and_then(Value::as_str) {
-        Some(root) => {
-            let namespace = match schema.pointer("/xml/namespace").and_then(Value::as_str) {
+    let shape = shape(document, name, schema)?;
+    let kind = kind(&shape.kind);
+    let xml_root = match &shape.xml_root {
+        Some(Root { name, namespace }) => {
+            let namespace = match namespace {
                 Some(namespace) => quote!(Some(#namespace)),
                 None => quote!(None),
             };
-            quote!(Some(XmlRoot { name: #root, namespace: #namespace }))
+            quote!(Some(XmlRoot { name: #name, namespace: #namespace }))
         }
         None => quote!(None),
     };
@@ -93,9 +74,6 @@ fn table(document: &Document, name: &str, schema: &Value) -> Result<TokenStream>
         schema.get("x-exactly-one-of").is_none(),
         "x-exactly-one-of is stated as an allOf entry holding oneOf alternatives"
     );
-    if schema.get("type").and_then(Value::as_str) == Some("string") {
-        scalar_constraints(document, schema, schema, "string")?;
-    }
     let doc = format!(" The `{name}` schema.");
     Ok(quote! {
         #[doc = #doc]
@@ -109,366 +87,96 @@ fn table(document: &Document, name: &str, schema: &Value) -> Result<TokenStream>
     })
 }
 
-/// Whether a schema stands for another (`allOf` with a single reference and no properties).
-pub(super) fn is_alias(schema: &Value) -> bool {
-    schema.get("allOf").is_some() && schema.get("properties").is_none()
-}
-
-fn kind(document: &Document, schema: &Value) -> Result<TokenStream> {
-    if is_alias(schema) {
-        let parts = schema
-            .get("allOf")
-            .and_then(Value::as_array)
-            .context("allOf is not a list")?;
-        ensure!(parts.len() == 1, "allOf must hold exactly one reference");
-        let target = schema_ref_name(&parts[0]).context("allOf must hold a reference")?;
-        let target = format_ident!("{}", screaming_case(target));
-        return Ok(quote!(Kind::Alias(&#target)));
-    }
-    match schema.get("type").and_then(Value::as_str) {
-        Some("object") => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            if let (None, Some(additional)) = (
-                properties,
-                schema.get("additionalProperties").filter(|v| v.is_object()),
-            ) {
-                let value =
-                    field(document, "*", additional, false).context("additionalProperties")?;
-                ensure!(
-                    value.node == "Element" && !value.tokens.to_string().contains("Object"),
-                    "the values of a map must be scalars"
-                );
-                let tokens = value.tokens;
-                return Ok(quote!(Kind::Map(#tokens)));
-            }
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|list| list.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let empty = Map::new();
-            let properties = properties.unwrap_or(&empty);
-            let mut fields = Vec::new();
-            let mut texts = 0;
-            let mut elements = 0;
-            for (property, definition) in properties {
-                let field = field(
-                    document,
-                    property,
-                    definition,
-                    required.contains(&property.as_str()),
-                )
-                .with_context(|| format!("property {property}"))?;
-                match field.node {
-                    "Text" => texts += 1,
-                    "Element" => elements += 1,
-                    _ => {}
-                }
-                fields.push(field.tokens);
-            }
-            ensure!(
-                texts <= 1,
-                "more than one property carries the element text (x-text)"
-            );
-            ensure!(
-                texts == 0 || elements == 0,
-                "an element cannot hold both text (x-text) and child elements"
-            );
-            Ok(quote!(Kind::Object(&[#(#fields),*])))
+fn kind(kind: &ShapeKind) -> TokenStream {
+    match kind {
+        ShapeKind::Alias(target) => {
+            let target = format_ident!("{}", screaming_case(target));
+            quote!(Kind::Alias(&#target))
         }
-        other => {
-            let scalar = scalar(other)?;
-            Ok(quote!(Kind::Scalar(#scalar)))
+        ShapeKind::Map(value) => {
+            let value = field(value);
+            quote!(Kind::Map(#value))
+        }
+        ShapeKind::Object(fields) => {
+            let fields = fields.iter().map(field);
+            quote!(Kind::Object(&[#(#fields),*]))
+        }
+        ShapeKind::Scalar(scalar) => {
+            let scalar = scalar_tokens(*scalar);
+            quote!(Kind::Scalar(#scalar))
         }
     }
 }
 
-struct FieldTokens {
-    node: &'static str,
-    tokens: TokenStream,
-}
-
-fn field(
-    document: &Document,
-    property: &str,
-    definition: &Value,
-    required: bool,
-) -> Result<FieldTokens> {
-    for keyword in definition.as_object().into_iter().flatten().map(|(k, _)| k) {
-        ensure!(
-            PROPERTY_KEYWORDS.contains(&keyword.as_str()),
-            "`{keyword}` is not a keyword the tables enforce or the generator reads"
-        );
-    }
-    let repeated = definition.get("type").and_then(Value::as_str) == Some("array");
-    let item = if repeated {
-        ensure!(
-            definition.pointer("/xml/wrapped").and_then(Value::as_bool) != Some(true),
-            "wrapped arrays are not used: model the wrapper as an object schema"
-        );
-        definition.get("items").context("an array without items")?
-    } else {
-        ensure!(
-            definition.get("maxItems").is_none() && definition.get("x-batch").is_none(),
-            "maxItems and x-batch belong to arrays"
-        );
-        definition
-    };
-    let batch = definition.get("x-batch").and_then(Value::as_bool) == Some(true);
-    // The XML facts of a property: its own `xml` object, or for a reference the target's.
-    let (ty, xml, structured) = match schema_ref_name(item) {
-        Some(target) => {
-            let target_schema = document.schema(target)?;
-            if let Some(root) = target_schema.pointer("/xml/name").and_then(Value::as_str) {
-                ensure!(
-                    root == property,
-                    "refers to {target}, whose root element is <{root}>, under another name"
-                );
-            }
-            let structured = is_structured(target_schema);
-            let ty = if structured {
-                let target = format_ident!("{}", screaming_case(target));
-                quote!(Type::Object(&#target))
-            } else {
-                let scalar = scalar(target_schema.get("type").and_then(Value::as_str))?;
-                quote!(Type::Scalar(#scalar))
-            };
-            let xml = if repeated {
-                definition.get("xml")
-            } else {
-                target_schema.get("xml")
-            };
-            (ty, xml, structured)
+fn field(field: &FieldShape) -> TokenStream {
+    let FieldShape {
+        name,
+        xml_name,
+        repeated,
+        required,
+        batch,
+        ..
+    } = field;
+    let node = format_ident!("{}", format!("{:?}", field.node));
+    let ty = match &field.ty {
+        FieldType::Scalar(scalar) => {
+            let scalar = scalar_tokens(*scalar);
+            quote!(Type::Scalar(#scalar))
         }
-        None => {
-            ensure!(
-                item.get("type").and_then(Value::as_str) != Some("object"),
-                "inline object schemas are not supported: use a component schema"
-            );
-            let scalar = scalar(item.get("type").and_then(Value::as_str))?;
-            (quote!(Type::Scalar(#scalar)), definition.get("xml"), false)
+        FieldType::Object(target) => {
+            let target = format_ident!("{}", screaming_case(target));
+            quote!(Type::Object(&#target))
         }
     };
-    ensure!(
-        !batch || structured,
-        "the items of a batch (x-batch) are objects"
-    );
-    let flag = |key: &str| xml.and_then(|xml| xml.get(key)).and_then(Value::as_bool) == Some(true);
-    let node = match (flag("attribute"), flag("x-text")) {
-        (true, true) => bail!("a property cannot be both an attribute and the text"),
-        (true, false) => "Attribute",
-        (false, true) => "Text",
-        (false, false) => "Element",
-    };
-    ensure!(
-        node == "Element" || (!repeated && !structured),
-        "attributes and text must be single scalars"
-    );
-    let xml_name = xml
-        .and_then(|xml| xml.get("name"))
-        .filter(|_| schema_ref_name(item).is_none() || repeated)
-        .and_then(Value::as_str)
-        .unwrap_or(property);
-    // Value constraints come from the item schema, or from the named scalar it refers to.
-    let constraint_source = match schema_ref_name(item) {
-        Some(target) => document.schema(target)?,
-        None => item,
-    };
-    let allowed = match constraint_source.get("enum") {
-        Some(values) => strings(values).context("enum")?,
-        None => Vec::new(),
-    };
-    let format = optional_text(constraint_source, "format");
-    let constraints = if structured {
-        Constraints::default()
-    } else {
-        let ty = constraint_source
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        scalar_constraints(document, constraint_source, item, ty)?
-    };
-    let Constraints {
-        pattern,
-        max_length,
-        minimum,
-        maximum,
-        excluded,
-        message,
-    } = constraints;
-    let max_items = optional_u32(definition, "maxItems")?.filter(|_| repeated);
-    let default = match definition.get("default") {
+    let default = match &field.default {
         None => quote!(None),
-        Some(Value::Bool(value)) => quote!(Some(DefaultValue::Boolean(#value))),
-        Some(Value::Number(value)) => {
-            let value = value
-                .as_i64()
-                .context("only integer number defaults are supported")?;
-            quote!(Some(DefaultValue::Integer(#value)))
-        }
-        Some(Value::String(value)) => quote!(Some(DefaultValue::String(#value))),
-        Some(other) => bail!("unsupported default {other}"),
+        Some(DefaultShape::Boolean(value)) => quote!(Some(DefaultValue::Boolean(#value))),
+        Some(DefaultShape::Integer(value)) => quote!(Some(DefaultValue::Integer(#value))),
+        Some(DefaultShape::String(value)) => quote!(Some(DefaultValue::String(#value))),
     };
-    let node_ident = format_ident!("{}", node);
-    let optional = |value: Option<TokenStream>| value.unwrap_or_else(|| quote!(None));
-    let (pattern, message) = (optional(pattern), optional(message));
-    let (max_length, max_items) = (
-        optional(max_length.map(|n| quote!(Some(#n)))),
-        optional(max_items.map(|n| quote!(Some(#n)))),
-    );
-    let (minimum, maximum) = (
-        optional(minimum.map(|n| quote!(Some(#n)))),
-        optional(maximum.map(|n| quote!(Some(#n)))),
-    );
-    Ok(FieldTokens {
-        node,
-        tokens: quote! {
-            Field {
-                name: #property,
-                xml_name: #xml_name,
-                node: Node::#node_ident,
-                ty: #ty,
-                repeated: #repeated,
-                required: #required,
-                default: #default,
-                allowed: &[#(#allowed),*],
-                pattern: #pattern,
-                format: #format,
-                max_length: #max_length,
-                max_items: #max_items,
-                minimum: #minimum,
-                maximum: #maximum,
-                excluded: &[#(#excluded),*],
-                message: #message,
-                batch: #batch,
-            }
-        },
-    })
+    let allowed = &field.allowed;
+    let excluded = &field.excluded;
+    let pattern = optional(field.pattern.as_ref());
+    let format = optional(field.format.as_ref());
+    let message = optional(field.message.as_ref());
+    let max_length = optional(field.max_length.as_ref());
+    let max_items = optional(field.max_items.as_ref());
+    let minimum = optional(field.minimum.as_ref());
+    let maximum = optional(field.maximum.as_ref());
+    quote! {
+        Field {
+            name: #name,
+            xml_name: #xml_name,
+            node: Node::#node,
+            ty: #ty,
+            repeated: #repeated,
+            required: #required,
+            default: #default,
+            allowed: &[#(#allowed),*],
+            pattern: #pattern,
+            format: #format,
+            max_length: #max_length,
+            max_items: #max_items,
+            minimum: #minimum,
+            maximum: #maximum,
+            excluded: &[#(#excluded),*],
+            message: #message,
+            batch: #batch,
+        }
+    }
 }
 
-/// The constraints of a scalar, as tokens.
-#[derive(Default)]
-struct Constraints {
-    pattern: Option<TokenStream>,
-    max_length: Option<u32>,
-    minimum: Option<i64>,
-    maximum: Option<i64>,
-    excluded: Vec<i64>,
-    message: Option<TokenStream>,
-}
-
-/// The constraints of a scalar schema (`source`, a named scalar or the item schema itself; `item`
-/// is where the property states it). Every string carries a `maxLength` and a pattern (the
-/// document's text pattern, which the codecs check natively, or a stricter one), unless an `enum`
-/// bounds it.
-fn scalar_constraints(
-    document: &Document,
-    source: &Value,
-    item: &Value,
-    ty: &str,
-) -> Result<Constraints> {
-    let enumerated = source.get("enum").is_some();
-    let pattern = source.get("pattern").and_then(Value::as_str);
-    let max_length = optional_u32(source, "maxLength")?;
-    if ty == "string" && !enumerated {
-        ensure!(
-            max_length.is_some(),
-            "a string states its maxLength (D-56), or an enum"
-        );
-        ensure!(
-            pattern.is_some(),
-            "a string states the document's x-text-pattern or a stricter pattern (D-56), or an enum"
-        );
-    }
-    if ty != "string" {
-        ensure!(
-            pattern.is_none() && max_length.is_none(),
-            "pattern and maxLength belong to strings"
-        );
-    }
-    if let Some(pattern) = pattern {
-        regress::Regex::new(pattern)
-            .map_err(|error| anyhow::anyhow!("pattern {pattern:?} is not ECMA 262: {error}"))?;
-    }
-    let integer = |key: &str| -> Result<Option<i64>> {
-        match source.get(key).or_else(|| item.get(key)) {
-            None => Ok(None),
-            Some(value) => {
-                ensure!(ty == "integer", "{key} belongs to integers");
-                value
-                    .as_i64()
-                    .map(Some)
-                    .with_context(|| format!("{key} is not an integer"))
-            }
-        }
-    };
-    let excluded = match source.get("not") {
-        None => Vec::new(),
-        Some(not) => {
-            ensure!(ty == "integer", "not belongs to integers");
-            ensure!(
-                not.as_object().is_some_and(|not| not.len() == 1),
-                "not holds only an enum"
-            );
-            not.get("enum")
-                .and_then(Value::as_array)
-                .context("not holds an enum")?
-                .iter()
-                .map(|value| {
-                    value
-                        .as_i64()
-                        .context("an excluded value is not an integer")
-                })
-                .collect::<Result<_>>()?
-        }
-    };
-    let text_pattern = document.text_pattern()?;
-    Ok(Constraints {
-        pattern: pattern
-            .filter(|pattern| *pattern != text_pattern)
-            .map(|pattern| quote!(Some(#pattern))),
-        max_length,
-        minimum: integer("minimum")?,
-        maximum: integer("maximum")?,
-        excluded,
-        message: source
-            .get("x-message")
-            .and_then(Value::as_str)
-            .map(|message| quote!(Some(#message))),
-    })
-}
-
-fn optional_text(schema: &Value, key: &str) -> TokenStream {
-    match schema.get(key).and_then(Value::as_str) {
-        Some(text) => quote!(Some(#text)),
+/// `Some(value)` or `None`, as tokens.
+fn optional<T: quote::ToTokens>(value: Option<&T>) -> TokenStream {
+    match value {
+        Some(value) => quote!(Some(#value)),
         None => quote!(None),
     }
 }
 
-fn optional_u32(schema: &Value, key: &str) -> Result<Option<u32>> {
-    match schema.get(key) {
-        None => Ok(None),
-        Some(value) => value
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .map(Some)
-            .with_context(|| format!("{key} is not a count")),
-    }
-}
-
-/// Whether a component schema is an object, a map or an alias (as opposed to a named scalar).
-fn is_structured(schema: &Value) -> bool {
-    schema.get("allOf").is_some() || schema.get("type").and_then(Value::as_str) == Some("object")
-}
-
-fn scalar(ty: Option<&str>) -> Result<TokenStream> {
-    Ok(match ty {
-        Some("string") => quote!(Scalar::String),
-        Some("integer") => quote!(Scalar::Integer),
-        Some("number") => quote!(Scalar::Number),
-        Some("boolean") => quote!(Scalar::Boolean),
-        other => bail!("unsupported scalar type {other:?}"),
-    })
+fn scalar_tokens(scalar: ScalarType) -> TokenStream {
+    let ident = format_ident!("{}", format!("{scalar:?}"));
+    quote!(Scalar::#ident)
 }
 
 fn compact(document: &Document, schema: &Value) -> Result<TokenStream> {
@@ -520,12 +228,4 @@ fn compact(document: &Document, schema: &Value) -> Result<TokenStream> {
         }
         other => bail!("unknown x-compact form {other}"),
     }
-}
-
-pub(super) fn strings(list: &Value) -> Result<Vec<String>> {
-    list.as_array()
-        .context("not a list")?
-        .iter()
-        .map(|item| item.as_str().map(str::to_string).context("not a string"))
-        .collect()
 }
