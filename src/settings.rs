@@ -70,6 +70,10 @@ pub enum Deviation {
     WrongSuccessText,
     /// Answers do not say `X-Content-Type-Options: nosniff` (the document says every one does).
     Sniffable,
+    /// XML answers of locales retrieve put the envelope's `meta` after `locales` (the document
+    /// orders child elements as the schema's properties): the codecs read any order, so only the
+    /// XML Schema (`/core-v1.xsd`) sees it.
+    XmlOutOfOrder,
 }
 
 /// How many requests a caller may send (`--rate-limit`, `--rate-burst`, D-37): on average

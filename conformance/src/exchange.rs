@@ -4,7 +4,15 @@
 use core_api_support::{Method, Operation, Representation};
 use serde_json::Value;
 
-use crate::{Fail, Target};
+use crate::{Fail, Target, xml_schema::XmlBody};
+
+/// Whether a media type is XML (`application/xml`, `text/xml`, `…+xml`, with or without
+/// parameters).
+pub fn is_xml(media_type: &str) -> bool {
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    let essence = essence.to_ascii_lowercase();
+    essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
+}
 
 /// The media type an operation lists for a representation, as the document names it.
 pub fn media(operation: &Operation, representation: Representation) -> Option<&'static str> {
@@ -101,6 +109,27 @@ impl Target {
 }
 
 impl Call<'_> {
+    /// Keeps the XML bodies of an exchange for the target's XML Schema: the request when the
+    /// server took it (a 2xx answer; checks send malformed XML on purpose), and the answer.
+    fn keep_xml(&self, answer: &Answer) {
+        let operation = self.operation.id;
+        if let Some(body) = &self.body
+            && self.content_type.as_deref().is_some_and(is_xml)
+            && (200..300).contains(&answer.status)
+        {
+            self.target.exchanged(XmlBody {
+                what: format!("the {operation} request"),
+                bytes: body.clone(),
+            });
+        }
+        if is_xml(&answer.content_type) && !answer.bytes.is_empty() {
+            self.target.exchanged(XmlBody {
+                what: format!("the {operation} answer {}", answer.status),
+                bytes: answer.bytes.clone(),
+            });
+        }
+    }
+
     /// Sends this token instead of the target's.
     pub fn token(mut self, token: &str) -> Self {
         self.authorization = Some(format!("Bearer {token}"));
@@ -220,11 +249,13 @@ impl Call<'_> {
             .await
             .map_err(|error| Fail::because(format!("the body could not be read: {error}")))?
             .to_vec();
-        Ok(Answer {
+        let answer = Answer {
             status,
             content_type,
             headers,
             bytes,
-        })
+        };
+        self.keep_xml(&answer);
+        Ok(answer)
     }
 }

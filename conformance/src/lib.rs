@@ -14,10 +14,11 @@ pub mod exchange;
 pub mod judge;
 pub mod report;
 pub mod said;
+pub mod xml_schema;
 
 use std::{
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -27,6 +28,7 @@ use core_api_support::Operation;
 use futures_util::future::BoxFuture;
 
 pub use exchange::{Answer, Call};
+use xml_schema::{XmlBody, XmlSchema};
 
 /// The fixture the checks read: a bootstrap document (`core-server import`), every record named
 /// with the prefix `CF-` or under `/core-conformance`, plus the roles `core-conformance-limited`
@@ -47,6 +49,11 @@ pub struct Target {
     client: reqwest::Client,
     run: String,
     counter: AtomicU64,
+    xml_schema: Option<XmlSchema>,
+    /// The XML bodies of the running check, for the schema.
+    exchanged: Mutex<Vec<XmlBody>>,
+    /// How many XML bodies the schema held so far.
+    xml_checked: AtomicU64,
 }
 
 impl Target {
@@ -74,6 +81,9 @@ impl Target {
             client,
             run: format!("cf{}", &run[..10]),
             counter: AtomicU64::new(0),
+            xml_schema: None,
+            exchanged: Mutex::new(Vec::new()),
+            xml_checked: AtomicU64::new(0),
         })
     }
 
@@ -103,6 +113,57 @@ impl Target {
     pub fn with_rate_limit(mut self, limited: bool) -> Target {
         self.rate_limited = limited;
         self
+    }
+
+    /// Holds every XML body a check exchanges (the requests the server took, every answer) to
+    /// the XML Schema: a body it refuses fails the check.
+    pub fn with_xml_schema(mut self, schema: XmlSchema) -> Target {
+        self.xml_schema = Some(schema);
+        self
+    }
+
+    /// How many XML bodies the checks run so far exchanged and the XML Schema held; `None`
+    /// without a schema.
+    pub fn xml_checked(&self) -> Option<u64> {
+        self.xml_schema
+            .as_ref()
+            .map(|_| self.xml_checked.load(Ordering::Relaxed))
+    }
+
+    /// Keeps an XML body of the running check for the schema, when there is one.
+    pub(crate) fn exchanged(&self, body: XmlBody) {
+        if self.xml_schema.is_some()
+            && let Ok(mut exchanged) = self.exchanged.lock()
+        {
+            exchanged.push(body);
+        }
+    }
+
+    /// The running check's XML bodies checked against the schema: a failure naming those it
+    /// refuses.
+    fn check_exchanged(&self) -> Checked {
+        let bodies = match self.exchanged.lock() {
+            Ok(mut exchanged) => std::mem::take(&mut *exchanged),
+            Err(_) => return Ok(()),
+        };
+        let Some(schema) = &self.xml_schema else {
+            return Ok(());
+        };
+        self.xml_checked
+            .fetch_add(bodies.len() as u64, Ordering::Relaxed);
+        let invalid = schema
+            .check(&bodies)
+            .map_err(|error| Fail::because(format!("the XML Schema check did not run: {error}")))?;
+        match invalid.first() {
+            None => Ok(()),
+            Some(first) => Err(Fail::because(format!(
+                "{} XML bodies are not valid against {}; the first, {}:{}",
+                invalid.len(),
+                core_api::document::XSD_NAME,
+                first.what,
+                first.errors
+            ))),
+        }
     }
 
     /// Nothing when the deployment limits requests, else why the check of 429 is skipped.
@@ -254,6 +315,8 @@ pub async fn run(
     for check in checks {
         let started = Instant::now();
         let result = (check.body)(target.clone()).await;
+        let schema = target.check_exchanged();
+        let result = if result.is_ok() { schema } else { result };
         let outcome = Outcome {
             name: check.name.clone(),
             operation: check.operation,

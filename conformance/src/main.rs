@@ -4,7 +4,8 @@
 use std::{io::Write, path::PathBuf, process::ExitCode, sync::Arc};
 
 use clap::{Parser, Subcommand};
-use core_conformance::{Fail, Target, checks, judge, report};
+use core_api::document::XML_NAMESPACE_DEFAULT;
+use core_conformance::{Fail, Target, checks, judge, report, xml_schema::XmlSchema};
 
 /// Checks a deployment of the Core Interface v1 against its document.
 #[derive(Debug, Parser)]
@@ -37,6 +38,22 @@ struct Cli {
     /// Runs only the checks whose name contains this text (an operation id, `401`, …).
     #[arg(long)]
     only: Option<String>,
+    /// Whether every XML body a check exchanges is held to the XML Schema (`/core-v1.xsd`) with
+    /// xmllint (`XMLLINT`, else the one on the PATH): `auto` when xmllint is found, `required`
+    /// (a run without xmllint stops), or `off`.
+    #[arg(long, value_enum, default_value_t = XmlSchemaUse::Auto)]
+    xml_schema: XmlSchemaUse,
+}
+
+/// When to check XML bodies against the XML Schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum XmlSchemaUse {
+    /// When xmllint is found.
+    Auto,
+    /// Always; without xmllint the run stops.
+    Required,
+    /// Never.
+    Off,
 }
 
 #[derive(Debug, Subcommand)]
@@ -69,16 +86,29 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let target = match Target::new(base_url, token, cli.limited_token.as_deref()) {
-        Ok(target) => Arc::new(
-            target
-                .with_glossary_id(cli.glossary_id)
-                .with_rate_limit(cli.rate_limited),
-        ),
+        Ok(target) => target
+            .with_glossary_id(cli.glossary_id)
+            .with_rate_limit(cli.rate_limited),
         Err(error) => {
             eprintln!("core-conformance: {error}");
             return ExitCode::from(2);
         }
     };
+    let target = match (cli.xml_schema, XmlSchema::new(XML_NAMESPACE_DEFAULT)) {
+        (XmlSchemaUse::Off, _) => target,
+        (_, Ok(schema)) => target.with_xml_schema(schema),
+        (XmlSchemaUse::Auto, Err(error)) => {
+            eprintln!(
+                "core-conformance: XML bodies are not checked against the XML Schema: {error}"
+            );
+            target
+        }
+        (XmlSchemaUse::Required, Err(error)) => {
+            eprintln!("core-conformance: --xml-schema required: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let target = Arc::new(target);
     let mut all = checks::all();
     if let Some(only) = &cli.only {
         all.retain(|check| check.name.contains(only.as_str()));
@@ -100,13 +130,19 @@ fn main() -> ExitCode {
         }
     };
     eprintln!("core-conformance: {} checks against {base_url}", all.len());
-    let outcomes = runtime.block_on(core_conformance::run(target, &all, |outcome| {
+    let outcomes = runtime.block_on(core_conformance::run(target.clone(), &all, |outcome| {
         if let Err(Fail::Failed(_)) = outcome.result {
             eprintln!("  failed: {}", outcome.name);
         }
     }));
     let document = judge::published();
     print!("{}", report::summary(&outcomes, document));
+    if let Some(checked) = target.xml_checked() {
+        println!(
+            "XML Schema: {checked} XML bodies exchanged were held to {} (xmllint)",
+            core_api::document::XSD_NAME
+        );
+    }
     if let Some(path) = &cli.junit
         && let Err(error) = std::fs::write(path, report::junit(&outcomes, document))
     {

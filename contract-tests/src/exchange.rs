@@ -4,7 +4,12 @@
 use core_api_support::{Method, Operation, Representation};
 use serde_json::Value;
 
-use crate::{TestServer, coverage};
+use core_conformance::exchange::is_xml;
+
+use crate::{
+    TestServer, coverage,
+    xml_checked::{self, XmlBody},
+};
 
 /// The media type an operation lists for a representation, as the document names it (the
 /// runner's lookup; a test asking for one the operation does not list is a mistake of the test).
@@ -133,6 +138,32 @@ impl Call<'_> {
         self
     }
 
+    /// Keeps the XML bodies of the exchange for the XML Schema ([`xml_checked`]): the request
+    /// when the server took it (a 2xx answer; tests send malformed XML on purpose), and the
+    /// answer.
+    fn keep_xml(&self, answer: &Answer) {
+        let namespace = &self.server.xml_namespace;
+        let operation = self.operation.id;
+        if let Some(body) = &self.body
+            && self.content_type.is_some_and(is_xml)
+            && (200..300).contains(&answer.status)
+        {
+            let what = format!("the {operation} request");
+            xml_checked::keep(
+                namespace,
+                XmlBody {
+                    what,
+                    bytes: body.clone(),
+                },
+            );
+        }
+        if is_xml(&answer.content_type) && !answer.bytes.is_empty() {
+            let what = format!("the {operation} answer {}", answer.status);
+            let bytes = answer.bytes.clone();
+            xml_checked::keep(namespace, XmlBody { what, bytes });
+        }
+    }
+
     /// Sends the request and reads the answer.
     pub async fn send(self) -> Answer {
         coverage::sent(self.operation);
@@ -154,7 +185,7 @@ impl Call<'_> {
         for (name, value) in &self.headers {
             request = request.header(*name, value);
         }
-        if let Some(body) = self.body {
+        if let Some(body) = self.body.clone() {
             request = request.body(body);
         }
         let answer = request.send().await.expect("the server answers");
@@ -167,13 +198,15 @@ impl Call<'_> {
             .unwrap_or_default()
             .to_string();
         let bytes = answer.bytes().await.expect("a body").to_vec();
-        Answer {
+        let answer = Answer {
             status,
             content_type,
             headers,
             text: String::from_utf8_lossy(&bytes).into_owned(),
             bytes,
-        }
+        };
+        self.keep_xml(&answer);
+        answer
     }
 }
 

@@ -2,7 +2,8 @@
 //! `async fn` listed in its file with [`trials!`](crate::trials) and run by libtest-mimic on a Tokio
 //! runtime of its own. When the whole suite has run and passed, the coverage report
 //! ([`crate::coverage::report`]) is printed, and the run fails when an implemented operation is
-//! not fully covered. A test left out of its file's list is dead code, which the build refuses;
+//! not fully covered, and every XML body the tests exchanged is held to the XML Schema
+//! ([`crate::xml_checked`]). A test left out of its file's list is dead code, which the build refuses;
 //! a file's list registers itself ([`Tests`]), so no list names the files.
 
 use std::future::Future;
@@ -10,7 +11,7 @@ use std::future::Future;
 use libtest_mimic::Arguments;
 pub use libtest_mimic::Trial;
 
-use crate::{coverage, document};
+use crate::{coverage, document, xml_checked};
 
 /// One test: `test` run to completion on a multi-threaded Tokio runtime.
 pub fn trial<F, T>(path: &str, test: F) -> Trial
@@ -67,6 +68,18 @@ pub fn main() -> ! {
         && !arguments.list
         && !arguments.ignored;
     let conclusion = libtest_mimic::run(&arguments, trials);
+    if !conclusion.has_failed() {
+        match xml_checked::check_kept() {
+            Ok(summary) => eprintln!("{summary}"),
+            Err(report) => {
+                eprintln!("{report}");
+                eprintln!(
+                    "error: an XML body the suite exchanged is not valid against the XML Schema"
+                );
+                std::process::exit(101);
+            }
+        }
+    }
     if whole && !conclusion.has_failed() {
         match coverage::report(&document()) {
             Ok(report) => eprintln!("{report}"),

@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod exchange;
 pub mod harness;
 pub mod operations;
+pub mod xml_checked;
 
 pub use exchange::{Answer, Call, media, post_json, records, streamed, streamed_alike};
 
@@ -191,6 +192,8 @@ pub struct TestServer {
     pub database: Database,
     /// A token of the role `admin`.
     pub token: String,
+    /// The namespace of its XML messages (`xml_namespace`).
+    pub xml_namespace: String,
     /// The database's URL (on PostgreSQL, with its schema).
     database_url: String,
     /// Whether stopping it drops its PostgreSQL schema (not for a server [`beside`](Self::beside)
@@ -231,6 +234,7 @@ impl TestServer {
         // its own, which turn it on.
         settings.rate_limit = core_server::settings::RateLimit::OFF;
         adjust(&mut settings);
+        let xml_namespace = settings.xml_namespace.clone();
         let running = start(settings).await.expect("the server starts");
         let token = auth::issue(&running.database, "tester", &[auth::ADMIN.to_string()])
             .await
@@ -240,6 +244,7 @@ impl TestServer {
             database: running.database.clone(),
             running: Some(running),
             token,
+            xml_namespace,
             database_url,
             owns_schema: true,
         }
@@ -262,12 +267,14 @@ impl TestServer {
     async fn serving(database_url: &str, token: &str, owns_schema: bool) -> TestServer {
         let mut settings = Settings::new("127.0.0.1:0".parse().expect("an address"), database_url);
         settings.rate_limit = core_server::settings::RateLimit::OFF;
+        let xml_namespace = settings.xml_namespace.clone();
         let running = start(settings).await.expect("the server starts");
         TestServer {
             address: running.address,
             database: running.database.clone(),
             running: Some(running),
             token: token.to_string(),
+            xml_namespace,
             database_url: database_url.to_string(),
             owns_schema,
         }

@@ -87,8 +87,9 @@ pub fn app(service: Arc<Service>) -> impl Endpoint<Output = Response> {
                 let path = request.uri().path().to_string();
                 let operation = observe::operation(&method, &path);
                 let mut response = admit(&service, endpoint, request, (&method, &path)).await;
-                if operation.is_some() {
-                    response = deviation::apply(service.settings.deviation, response).await;
+                if let Some(operation) = operation {
+                    let deviation = service.settings.deviation;
+                    response = deviation::apply(deviation, operation, response).await;
                 }
                 // No answer is to be read as anything but its declared media type.
                 if service.settings.deviation != Some(Deviation::Sniffable) {

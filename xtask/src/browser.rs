@@ -13,15 +13,18 @@ use std::{
     process::Command,
 };
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use crate::{lint, python, server};
+use crate::{debian::Tool, lint, python, server};
 
 /// The pinned puppeteer-core (the latest on npm when this chore was written).
 const PUPPETEER: &str = "puppeteer-core@25.16.0";
 
-/// Where Debian puts the browser.
-const CHROMIUM: &str = "/usr/bin/chromium";
+/// Debian's browser.
+const CHROMIUM: Tool = Tool {
+    path: "/usr/bin/chromium",
+    package: "chromium",
+};
 
 /// Builds and starts the server on the demo, checks both pages in the browser, stops the server.
 pub fn run(root: &Path) -> Result<()> {
@@ -64,21 +67,5 @@ fn chromium() -> Result<Option<PathBuf>> {
     if let Some(given) = std::env::var_os("CHROMIUM") {
         return Ok(Some(PathBuf::from(given)));
     }
-    let found = Path::new(CHROMIUM);
-    if !found.exists() {
-        eprintln!("browser: installing Chromium (apt-get install chromium)");
-        let installed = Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "chromium"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status();
-        if !matches!(installed, Ok(status) if status.success()) || !found.exists() {
-            let reason = "no Chromium: it is not installed and apt-get could not install it (as root, with Debian's package registry reachable); set CHROMIUM to a browser to use";
-            if std::env::var("CI").is_ok_and(|value| value == "true") {
-                bail!("{reason}");
-            }
-            eprintln!("browser: skipped: {reason}");
-            return Ok(None);
-        }
-    }
-    Ok(Some(found.to_path_buf()))
+    CHROMIUM.installed_or_skip("browser")
 }

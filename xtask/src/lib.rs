@@ -10,12 +10,14 @@
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
 //! * [`browser`] checks the docs pages in headless Chromium.
 //! * [`clients`] generates Python and TypeScript clients from a served document and runs them.
+//! * [`debian`] finds or installs the Debian tools chores run (Chromium, wrk, xmllint).
 
 pub mod bench_http;
 pub mod browser;
 pub mod clients;
 pub mod codegen;
 pub mod conformance;
+pub mod debian;
 pub mod diff;
 pub mod document;
 pub mod fuzz;

@@ -1,11 +1,12 @@
 //! The conformance runner's checks (`core-conformance`, one source with this suite) against a
 //! server with the runner's fixture, on SQLite and, when `CORE_TEST_POSTGRES_URL` is set,
-//! PostgreSQL; and the proof that the runner catches a deviation: a server made deliberately
-//! wrong (`Settings::deviation`) fails exactly the checks the deviation breaks.
+//! PostgreSQL, every XML body held to the XML Schema; and the proof that the runner catches a
+//! deviation: a server made deliberately wrong (`Settings::deviation`) fails exactly the checks
+//! the deviation breaks.
 
 use std::{collections::BTreeSet, sync::Arc};
 
-use contract_tests::{TestServer, backends, coverage, fixture};
+use contract_tests::{TestServer, backends, coverage, fixture, xml_checked};
 use core_conformance::{Fail, Kind, LIMITED_ROLE, Outcome, Target, checks, judge, report};
 use core_server::{auth, settings::Deviation};
 
@@ -28,10 +29,19 @@ async fn run(server: &TestServer) -> Vec<Outcome> {
         .fetch_one(server.database.reads())
         .await
         .expect("the fixture's glossary CF-GL-2");
-    let target = Target::new(&server.url(""), &server.token, Some(&limited))
+    let mut target = Target::new(&server.url(""), &server.token, Some(&limited))
         .expect("a target")
         .with_glossary_id(Some(glossary));
-    let outcomes = core_conformance::run(Arc::new(target), &checks::all(), |_| {}).await;
+    if let Some(schema) = xml_checked::schema(&server.xml_namespace) {
+        target = target.with_xml_schema(schema);
+    }
+    let target = Arc::new(target);
+    let outcomes = core_conformance::run(target.clone(), &checks::all(), |_| {}).await;
+    if let Some(checked) = target.xml_checked() {
+        eprintln!(
+            "xmllint: the runner's checks exchanged {checked} XML bodies, held to the XML Schema"
+        );
+    }
     coverage::conformance(&outcomes);
     outcomes
 }
@@ -126,8 +136,16 @@ async fn the_runner_fails_exactly_the_checks_a_deviation_breaks() {
         .map(|check| check.name.clone())
         .collect();
     assert_eq!(headers.len(), core_api::operations::ALL.len());
+    // Only the XML Schema sees this one: every other check reads XML in any order.
+    let xml_schema = match xml_checked::default_schema() {
+        Some(_) => BTreeSet::from([
+            "localesRetrieve: answers in application/xml; charset=UTF-8".to_string()
+        ]),
+        None => BTreeSet::new(),
+    };
     let deviations = [
         (Deviation::DropMeta, envelope),
+        (Deviation::XmlOutOfOrder, xml_schema),
         (Deviation::Sniffable, headers),
         (
             Deviation::WrongSuccessText,
@@ -141,6 +159,20 @@ async fn the_runner_fails_exactly_the_checks_a_deviation_breaks() {
         let server = TestServer::start_with(|settings| settings.deviation = Some(deviation)).await;
         let outcomes = run(&server).await;
         assert_eq!(failed(&outcomes), expected, "{deviation:?}");
+        if deviation == Deviation::XmlOutOfOrder {
+            let reasons: Vec<&Result<(), Fail>> = outcomes
+                .iter()
+                .map(|outcome| &outcome.result)
+                .filter(|result| matches!(result, Err(Fail::Failed(_))))
+                .collect();
+            assert!(
+                reasons
+                    .iter()
+                    .all(|result| matches!(result, Err(Fail::Failed(reason))
+                    if reason.contains(core_api::document::XSD_NAME) && reason.contains("meta"))),
+                "{reasons:?}"
+            );
+        }
         server.stop().await;
     }
 }

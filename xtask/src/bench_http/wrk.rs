@@ -43,21 +43,11 @@ pub fn spread(runs: &[Run], figure: impl Fn(&Run) -> f64) -> (f64, f64, f64) {
 
 /// wrk: on the path, or installed from Debian's packages.
 pub fn installed() -> Result<PathBuf> {
-    let found = Path::new("/usr/bin/wrk");
-    if found.exists() {
-        return Ok(found.to_path_buf());
+    crate::debian::Tool {
+        path: "/usr/bin/wrk",
+        package: "wrk",
     }
-    eprintln!("bench-http: installing wrk (apt-get install wrk)");
-    let installed = Command::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "wrk"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .status();
-    match installed {
-        Ok(status) if status.success() && found.exists() => Ok(found.to_path_buf()),
-        _ => bail!(
-            "wrk is missing and could not be installed (apt-get install wrk, as root, with Debian's package registry reachable)"
-        ),
-    }
+    .installed("bench-http")
 }
 
 /// A command run pinned to a core when `taskset` exists.
