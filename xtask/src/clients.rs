@@ -1,17 +1,22 @@
 //! `cargo xtask clients`: clients in other languages, generated from the document a running
 //! server serves, and a short scenario with each against it (on the demo catalogue): a Python
 //! client from openapi-python-client (PyPI) and a TypeScript one from openapi-typescript's types
-//! with openapi-fetch (npm), both pinned. The scenarios are `xtask/clients/scenario.py` and
-//! `xtask/clients/scenario.mts` (which tsc checks against the generated types before it runs).
+//! with openapi-fetch (npm), both pinned; and Python dataclasses from xsdata (PyPI, pinned) for the
+//! XML representation, generated from the served XML Schema. The scenarios are
+//! `xtask/clients/scenario.py`, `xtask/clients/scenario.mts` (which tsc checks against the
+//! generated types before it runs) and `xtask/clients/xml_scenario.py`.
 
 use std::{path::Path, process::Command};
 
 use anyhow::{Context, Result};
 
-use crate::{lint, python, server};
+use crate::{codegen::xsd, lint, python, server};
 
 /// The pinned Python client generator.
 const PYTHON_GENERATOR: &str = "openapi-python-client==0.29.1";
+
+/// The pinned XML binding generator, and the formatter it runs on what it writes.
+const XML_GENERATOR: [&str; 2] = ["xsdata[cli]==26.10", "ruff==0.17.6"];
 
 /// The pinned TypeScript packages: the type generator, the fetch client, the compiler.
 const TYPESCRIPT: [&str; 3] = [
@@ -97,6 +102,8 @@ pub fn run(root: &Path) -> Result<()> {
         "the TypeScript client scenario",
     )?;
 
+    xml_client(root, &server.address, &token, &folder)?;
+
     // What the server counted of the scenarios.
     let answer = server::get(&server.address, "/metrics")?;
     let metrics = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
@@ -111,4 +118,49 @@ pub fn run(root: &Path) -> Result<()> {
         eprintln!("  {line}");
     }
     Ok(())
+}
+
+/// Generates the xsdata bindings from the served XML Schema (both of its documents, as a client
+/// downloads them) and runs the XML scenario with them.
+fn xml_client(root: &Path, address: &str, token: &str, folder: &Path) -> Result<()> {
+    let xsdata = python::tool(root, XML_GENERATOR[0], "xsdata")?;
+    python::tool(root, XML_GENERATOR[1], "ruff")?;
+    let bin = xsdata.parent().context("the environment's bin")?;
+    let bindings = folder.join("xml-python");
+    if bindings.exists() {
+        std::fs::remove_dir_all(&bindings)?;
+    }
+    std::fs::create_dir_all(&bindings)?;
+    let main = xsd::file_name(xsd::XSD_PATH);
+    for name in [main, xsd::file_name(xsd::UNQUALIFIED_XSD_PATH)] {
+        let answer = server::get(address, &format!("/{name}"))?;
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        anyhow::ensure!(head.starts_with("HTTP/1.1 200"), "GET /{name}: {head}");
+        std::fs::write(bindings.join(name), body)?;
+    }
+    // xsdata runs ruff on what it writes: the environment's, first on the PATH.
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))?;
+    python::status(
+        Command::new(&xsdata)
+            .current_dir(&bindings)
+            .args(["generate", main, "--package", "core_xml"])
+            .env("PATH", &path)
+            .stdout(std::fs::File::create(folder.join("xsdata.log"))?)
+            .stderr(std::fs::File::create(folder.join("xsdata.err"))?),
+        "xsdata generate",
+    )?;
+    eprintln!(
+        "clients: the xsdata bindings are in {}; its output in {}",
+        bindings.display(),
+        folder.join("xsdata.err").display()
+    );
+    python::status(
+        Command::new(bin.join("python"))
+            .arg(root.join("xtask/clients/xml_scenario.py"))
+            .args([&format!("http://{address}"), token])
+            .arg(&bindings),
+        "the xsdata XML client scenario",
+    )
 }

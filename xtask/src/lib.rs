@@ -9,7 +9,8 @@
 //!   and the linters Spectral and Redocly from npm ([`lint`]).
 //! * [`schemathesis`] runs Schemathesis against a server it starts.
 //! * [`browser`] checks the docs pages in headless Chromium.
-//! * [`clients`] generates Python and TypeScript clients from a served document and runs them.
+//! * [`clients`] generates Python and TypeScript clients from a served document, and Python XML
+//!   bindings from the served XML Schema, and runs a scenario with each.
 //! * [`debian`] finds or installs the Debian tools chores run (Chromium, wrk, xmllint).
 
 pub mod bench_http;
