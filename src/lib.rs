@@ -16,7 +16,8 @@ pub mod local_time;
 pub mod logs;
 pub mod metrics;
 pub mod modules;
-pub mod repr;
+/// The representation engine (`crates/core-repr`), under the name the server's modules use.
+pub use core_repr as repr;
 pub mod server;
 pub mod service;
 pub mod settings;

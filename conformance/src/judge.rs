@@ -8,7 +8,7 @@ use std::{
 };
 
 use core_api_support::{Representation, Schema};
-use core_server::repr::{Codec, Limits};
+use core_repr::{Codec, Limits};
 use serde_json::{Value, json};
 
 use crate::{Answer, Fail};

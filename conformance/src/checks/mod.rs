@@ -390,8 +390,8 @@ fn count_items(body: &Value) -> usize {
 /// Two answers say the same, up to the values the server generates and an empty collection
 /// written or left out (the document's trees are compared in their normal form).
 fn same(mut expected: Value, mut got: Value, schema: &'static Schema, what: &str) -> Checked {
-    core_server::repr::tree::normalize(&mut expected, schema);
-    core_server::repr::tree::normalize(&mut got, schema);
+    core_repr::tree::normalize(&mut expected, schema);
+    core_repr::tree::normalize(&mut got, schema);
     judge::redact_json(&mut expected);
     judge::redact_json(&mut got);
     if expected == got {

@@ -4,7 +4,7 @@
 //!
 //! Every schema that has an `x-compact` form, or reaches one through a `$ref`, gets a derived
 //! sibling `<Name>Compact`, and every `application/json+compact` media type refers to it. The
-//! derived schemas follow D-08 as the codecs read it (`src/repr/compact.rs`):
+//! derived schemas follow D-08 as the codecs read it (`crates/core-repr/src/compact.rs`):
 //!
 //! * `entries`: the items property is renamed `entries`;
 //! * `map`: a plain object whose values are the item's value (a string), an object of the item's

@@ -4,7 +4,7 @@
 use core_api_support::{Field, Kind, Node, Schema, Type, XmlRoot};
 use serde_json::Value;
 
-use crate::repr::{error::EncodeError, path::Path, text::is_xml_char};
+use crate::{error::EncodeError, path::Path, text::is_xml_char};
 
 /// Writes the tree as an XML document whose root is described by `schema`.
 pub fn write(

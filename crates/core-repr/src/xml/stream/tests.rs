@@ -3,7 +3,7 @@
 use core_api::{tables, types::PimType};
 
 use super::read;
-use crate::repr::Limits;
+use crate::Limits;
 
 const NS: &str = "urn:core-interface:v1";
 

@@ -26,7 +26,7 @@ use quick_xml::{
 use serde::de;
 
 use super::dom::push_reference;
-use crate::repr::text::{find_forbidden, same};
+use crate::text::{find_forbidden, same};
 
 /// The fast path declines (the reason does not matter: the reference reader finds it again).
 #[derive(Debug)]

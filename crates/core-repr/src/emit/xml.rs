@@ -10,7 +10,7 @@ use core_api_support::{Field, Node, Schema, Type};
 use serde::ser::{self, Impossible, Serialize, SerializeSeq};
 
 use super::{EmitError, Object, Visit, object_fields, one_shape, refuse, refuse_compounds};
-use crate::repr::{
+use crate::{
     error::EncodeError,
     path::Path,
     xml::write::{document, escape_into},

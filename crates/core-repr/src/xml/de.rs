@@ -11,7 +11,7 @@ use core_api_support::{Field, Node as XmlNode, Scalar, Type};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use super::dom::{Dom, NONE};
-use crate::repr::{
+use crate::{
     constraints,
     error::{DecodeError, Problem},
     path::Path,

@@ -10,7 +10,7 @@ use core_api_support::{Compact, Field, Kind, Schema, Type};
 use serde::ser::{self, Serialize, SerializeSeq};
 
 use super::{EmitError, Object, Visit, one_shape};
-use crate::repr::{
+use crate::{
     compact::{ENTRIES, to_compact},
     error::EncodeError,
     path::Path,

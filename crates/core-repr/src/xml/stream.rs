@@ -20,7 +20,7 @@ use super::{
     de::visit_scalar,
     scan::{self, Decline, Scanner, Tag, Token},
 };
-use crate::repr::{
+use crate::{
     Limits, constraints,
     text::{is_blank, same},
 };

@@ -4,7 +4,7 @@ use core_api_support::Field;
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
 use super::{Element, MAX_TRACKED_KEYS, Stream};
-use crate::repr::xml::scan::{Decline, Tag, Token};
+use crate::xml::scan::{Decline, Tag, Token};
 
 /// The run of adjacent elements of one repeated property, as a sequence.
 pub(super) struct Sequence<'s, 'a> {

@@ -3,9 +3,12 @@
 //! patterns, and the rules of request objects. Every decoder asks these functions, so a refusal
 //! reads the same in every representation, worded by the document where it says how (`x-message`).
 
-use std::{collections::HashMap, sync::OnceLock};
+use std::{
+    collections::HashMap,
+    sync::{OnceLock, RwLock},
+};
 
-use core_api_support::{Field, Kind, Rule, RuleKind, Scalar, Schema, Test, Type};
+use core_api_support::{Field, Rule, RuleKind, Scalar, Schema, Test};
 use serde_json::{Map, Value};
 
 use super::{error::Problem, text::find_forbidden};
@@ -164,47 +167,29 @@ fn text_of(value: &Value) -> String {
 }
 
 /// Whether a pattern of the document (ECMA 262, as JSON Schema reads it) matches anywhere in
-/// `text`. Every pattern of the tables is compiled once, on first use.
+/// `text`. Each pattern is compiled once, on its first use; the tables hold a fixed few.
 fn matches(pattern: &'static str, text: &str) -> bool {
-    static COMPILED: OnceLock<HashMap<&'static str, regress::Regex>> = OnceLock::new();
-    let compiled = COMPILED.get_or_init(|| {
-        let mut compiled = HashMap::new();
-        for schema in core_api::tables::ALL {
-            for pattern in patterns(schema) {
-                // The generator compiled every pattern with the same engine; one that failed
-                // here would refuse every value, never accept a wrong one.
-                if let Ok(regex) = regress::Regex::new(pattern) {
-                    compiled.insert(pattern, regex);
-                }
-            }
-        }
-        compiled
-    });
-    compiled
-        .get(pattern)
-        .is_some_and(|regex| regex.find(text).is_some())
-}
-
-/// The patterns of a table: of its fields and of its rules.
-fn patterns(schema: &'static Schema) -> impl Iterator<Item = &'static str> {
-    let fields: &'static [Field] = match &schema.kind {
-        Kind::Object(fields) => fields,
-        Kind::Map(field) => std::slice::from_ref(field),
-        _ => &[],
+    type Compiled = RwLock<HashMap<&'static str, Option<regress::Regex>>>;
+    static COMPILED: OnceLock<Compiled> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(Compiled::default);
+    let found = |regex: &Option<regress::Regex>| {
+        regex
+            .as_ref()
+            .is_some_and(|regex| regex.find(text).is_some())
     };
-    let tests = schema
-        .rules
-        .iter()
-        .flat_map(|rule| rule.alternatives.iter().copied().flatten())
-        .filter_map(|condition| match condition.test {
-            Test::Matches(pattern) => Some(pattern),
-            _ => None,
-        });
-    fields
-        .iter()
-        .filter(|field| matches!(field.ty, Type::Scalar(_)))
-        .filter_map(|field| field.pattern)
-        .chain(tests)
+    if let Ok(known) = compiled.read()
+        && let Some(regex) = known.get(pattern)
+    {
+        return found(regex);
+    }
+    // The generator compiled every pattern with the same engine; one that failed here would
+    // refuse every value, never accept a wrong one.
+    let regex = regress::Regex::new(pattern).ok();
+    let matched = found(&regex);
+    if let Ok(mut known) = compiled.write() {
+        known.insert(pattern, regex);
+    }
+    matched
 }
 
 /// A value as a refusal quotes it: at most 40 characters.

@@ -15,7 +15,7 @@ use quick_xml::{
     name::ResolveResult,
 };
 
-use crate::repr::{
+use crate::{
     Limits,
     error::{DecodeError, Problem},
     path::Path,

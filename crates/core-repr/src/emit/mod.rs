@@ -120,7 +120,7 @@ macro_rules! refuse {
     ($what:expr; $($method:ident($($arg:ty),*);)*) => {
         $(
             fn $method(self, $(_: $arg),*) -> Result<Self::Ok, Self::Error> {
-                Err($crate::repr::emit::EmitError::expected($what))
+                Err($crate::emit::EmitError::expected($what))
             }
         )*
     };
@@ -131,7 +131,7 @@ macro_rules! refuse_compounds {
     ($what:expr; $($method:ident -> $ty:ident ($($arg:ty),*);)*) => {
         $(
             fn $method(self, $(_: $arg),*) -> Result<Self::$ty, Self::Error> {
-                Err($crate::repr::emit::EmitError::expected($what))
+                Err($crate::emit::EmitError::expected($what))
             }
         )*
     };
@@ -142,11 +142,11 @@ macro_rules! refuse_compounds {
 /// newtypes, and refusing everything else as not being `$what`.
 macro_rules! one_shape {
     (struct $what:expr) => {
-        type SerializeSeq = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type SerializeSeq = serde::ser::Impossible<(), $crate::emit::EmitError>;
         type SerializeStruct = Self;
         type SerializeMap = Self;
-        $crate::repr::emit::one_shape!(@common $what);
-        $crate::repr::emit::refuse_compounds!($what;
+        $crate::emit::one_shape!(@common $what);
+        $crate::emit::refuse_compounds!($what;
             serialize_seq -> SerializeSeq (Option<usize>);
             serialize_tuple -> SerializeTuple (usize);
             serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
@@ -156,10 +156,10 @@ macro_rules! one_shape {
     };
     (seq $what:expr) => {
         type SerializeSeq = Self;
-        type SerializeStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        type SerializeMap = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        $crate::repr::emit::one_shape!(@common $what);
-        $crate::repr::emit::refuse_compounds!($what;
+        type SerializeStruct = serde::ser::Impossible<(), $crate::emit::EmitError>;
+        type SerializeMap = serde::ser::Impossible<(), $crate::emit::EmitError>;
+        $crate::emit::one_shape!(@common $what);
+        $crate::emit::refuse_compounds!($what;
             serialize_tuple -> SerializeTuple (usize);
             serialize_tuple_struct -> SerializeTupleStruct (&'static str, usize);
             serialize_tuple_variant -> SerializeTupleVariant (&'static str, u32, &'static str, usize);
@@ -170,13 +170,13 @@ macro_rules! one_shape {
     };
     (@common $what:expr) => {
         type Ok = ();
-        type Error = $crate::repr::emit::EmitError;
-        type SerializeTuple = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        type SerializeTupleStruct = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        type SerializeTupleVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
-        type SerializeStructVariant = serde::ser::Impossible<(), $crate::repr::emit::EmitError>;
+        type Error = $crate::emit::EmitError;
+        type SerializeTuple = serde::ser::Impossible<(), $crate::emit::EmitError>;
+        type SerializeTupleStruct = serde::ser::Impossible<(), $crate::emit::EmitError>;
+        type SerializeTupleVariant = serde::ser::Impossible<(), $crate::emit::EmitError>;
+        type SerializeStructVariant = serde::ser::Impossible<(), $crate::emit::EmitError>;
 
-        $crate::repr::emit::refuse!($what;
+        $crate::emit::refuse!($what;
             serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
             serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
             serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
@@ -185,7 +185,7 @@ macro_rules! one_shape {
             serialize_unit_variant(&'static str, u32, &'static str);
         );
 
-        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), $crate::repr::emit::EmitError> {
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), $crate::emit::EmitError> {
             value.serialize(self)
         }
 
@@ -193,7 +193,7 @@ macro_rules! one_shape {
             self,
             _: &'static str,
             value: &T,
-        ) -> Result<(), $crate::repr::emit::EmitError> {
+        ) -> Result<(), $crate::emit::EmitError> {
             value.serialize(self)
         }
 
@@ -203,8 +203,8 @@ macro_rules! one_shape {
             _: u32,
             _: &'static str,
             _: &T,
-        ) -> Result<(), $crate::repr::emit::EmitError> {
-            Err($crate::repr::emit::EmitError::expected($what))
+        ) -> Result<(), $crate::emit::EmitError> {
+            Err($crate::emit::EmitError::expected($what))
         }
     };
 }
