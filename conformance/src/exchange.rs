@@ -6,14 +6,6 @@ use serde_json::Value;
 
 use crate::{Fail, Target, xml_schema::XmlBody};
 
-/// Whether a media type is XML (`application/xml`, `text/xml`, `…+xml`, with or without
-/// parameters).
-pub fn is_xml(media_type: &str) -> bool {
-    let essence = media_type.split(';').next().unwrap_or_default().trim();
-    let essence = essence.to_ascii_lowercase();
-    essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
-}
-
 /// The media type an operation lists for a representation, as the document names it.
 pub fn media(operation: &Operation, representation: Representation) -> Option<&'static str> {
     operation
@@ -112,21 +104,10 @@ impl Call<'_> {
     /// Keeps the XML bodies of an exchange for the target's XML Schema: the request when the
     /// server took it (a 2xx answer; checks send malformed XML on purpose), and the answer.
     fn keep_xml(&self, answer: &Answer) {
-        let operation = self.operation.id;
-        if let Some(body) = &self.body
-            && self.content_type.as_deref().is_some_and(is_xml)
-            && (200..300).contains(&answer.status)
-        {
-            self.target.exchanged(XmlBody {
-                what: format!("the {operation} request"),
-                bytes: body.clone(),
-            });
-        }
-        if is_xml(&answer.content_type) && !answer.bytes.is_empty() {
-            self.target.exchanged(XmlBody {
-                what: format!("the {operation} answer {}", answer.status),
-                bytes: answer.bytes.clone(),
-            });
+        let request = self.content_type.as_deref().zip(self.body.as_deref());
+        let answered = (answer.content_type.as_str(), answer.bytes.as_slice());
+        for body in XmlBody::of_exchange(self.operation.id, request, answer.status, answered) {
+            self.target.exchanged(body);
         }
     }
 

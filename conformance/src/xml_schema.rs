@@ -23,6 +23,45 @@ pub struct XmlBody {
     pub bytes: Vec<u8>,
 }
 
+impl XmlBody {
+    /// The XML bodies of one exchange with `operation` that the schema holds: the request when
+    /// the server took it (a 2xx answer; checks and tests send malformed XML on purpose), and
+    /// the answer.
+    pub fn of_exchange(
+        operation: &str,
+        request: Option<(&str, &[u8])>,
+        status: u16,
+        answer: (&str, &[u8]),
+    ) -> Vec<XmlBody> {
+        let mut bodies = Vec::new();
+        if let Some((media, body)) = request
+            && is_xml(media)
+            && (200..300).contains(&status)
+        {
+            bodies.push(XmlBody {
+                what: format!("the {operation} request"),
+                bytes: body.to_vec(),
+            });
+        }
+        let (media, body) = answer;
+        if is_xml(media) && !body.is_empty() {
+            bodies.push(XmlBody {
+                what: format!("the {operation} answer {status}"),
+                bytes: body.to_vec(),
+            });
+        }
+        bodies
+    }
+}
+
+/// Whether a media type is XML (`application/xml`, `text/xml`, `…+xml`, with or without
+/// parameters).
+pub fn is_xml(media_type: &str) -> bool {
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    let essence = essence.to_ascii_lowercase();
+    essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
+}
+
 /// A body the schema refuses, with xmllint's words.
 #[derive(Debug, Clone)]
 pub struct Invalid {

@@ -4,8 +4,6 @@
 use core_api_support::{Method, Operation, Representation};
 use serde_json::Value;
 
-use core_conformance::exchange::is_xml;
-
 use crate::{
     TestServer, coverage,
     xml_checked::{self, XmlBody},
@@ -142,25 +140,10 @@ impl Call<'_> {
     /// when the server took it (a 2xx answer; tests send malformed XML on purpose), and the
     /// answer.
     fn keep_xml(&self, answer: &Answer) {
-        let namespace = &self.server.xml_namespace;
-        let operation = self.operation.id;
-        if let Some(body) = &self.body
-            && self.content_type.is_some_and(is_xml)
-            && (200..300).contains(&answer.status)
-        {
-            let what = format!("the {operation} request");
-            xml_checked::keep(
-                namespace,
-                XmlBody {
-                    what,
-                    bytes: body.clone(),
-                },
-            );
-        }
-        if is_xml(&answer.content_type) && !answer.bytes.is_empty() {
-            let what = format!("the {operation} answer {}", answer.status);
-            let bytes = answer.bytes.clone();
-            xml_checked::keep(namespace, XmlBody { what, bytes });
+        let request = self.content_type.zip(self.body.as_deref());
+        let answered = (answer.content_type.as_str(), answer.bytes.as_slice());
+        for body in XmlBody::of_exchange(self.operation.id, request, answer.status, answered) {
+            xml_checked::keep(&self.server.xml_namespace, body);
         }
     }
 

@@ -304,14 +304,19 @@ fn complex_type(out: &mut String, shape: &Shape) -> Result<()> {
         ShapeKind::Map(_) => bail!("{} is a map, which has no XML form", shape.name),
     };
     let text = fields.iter().find(|field| field.node == NodeKind::Text);
-    if let Some(text) = text.filter(|text| !simple_type(text).facets.is_empty()) {
-        out.push_str(&format!(
-            "  <xs:simpleType name=\"{}\">\n",
-            text_type_name(shape, text)
-        ));
-        restriction(out, 2, &simple_type(text));
+    // The text's type: a built-in one, or a named restriction of it written first (an
+    // extension's base must be named).
+    let base = text.map(|text| {
+        let simple = simple_type(text);
+        if simple.facets.is_empty() {
+            return simple.base.to_string();
+        }
+        let name = text_type_name(shape, text);
+        out.push_str(&format!("  <xs:simpleType name=\"{name}\">\n"));
+        restriction(out, 2, &simple);
         out.push_str("  </xs:simpleType>\n");
-    }
+        name
+    });
     out.push_str(&format!("  <xs:complexType name=\"{}\">\n", shape.name));
     if let Some(description) = &shape.description {
         documentation(out, 2, description);
@@ -319,11 +324,7 @@ fn complex_type(out: &mut String, shape: &Shape) -> Result<()> {
     let attributes = fields
         .iter()
         .filter(|field| field.node == NodeKind::Attribute);
-    if let Some(text) = text {
-        let base = match simple_type(text).facets.is_empty() {
-            true => simple_type(text).base.to_string(),
-            false => text_type_name(shape, text),
-        };
+    if let Some(base) = base {
         out.push_str(&format!(
             "    <xs:simpleContent>\n      <xs:extension base=\"{base}\">\n"
         ));
