@@ -78,8 +78,10 @@ impl Codec {
         Ok(value)
     }
 
-    /// Decodes a body straight into the typed value of `schema`. XML goes from its nodes to the
-    /// type without building the tree; JSON and compact JSON go through the checked tree.
+    /// Decodes a body straight into the typed value of `schema`. XML and JSON go from their
+    /// text to the type without building the tree when the message is regular (`xml::stream`,
+    /// `json::stream`); anything else, compact JSON and every error go through
+    /// [`Codec::decode_reference`].
     pub fn decode_typed<T: DeserializeOwned>(
         &self,
         representation: Representation,
@@ -88,6 +90,27 @@ impl Codec {
     ) -> Result<T, DecodeError> {
         match representation {
             Representation::Xml => xml::read::<T>(bytes, schema, &self.namespace, &self.limits),
+            Representation::Json => match json::stream::read(bytes, schema, &self.limits) {
+                Some(value) => Ok(value),
+                None => self.decode_reference(representation, bytes, schema),
+            },
+            _ => self.decode_reference(representation, bytes, schema),
+        }
+    }
+
+    /// Decodes a body into the typed value of `schema` through the reference readers only (the
+    /// checked tree; for XML its node arena): what words every error, and what the fast paths
+    /// are checked against (property tests, fuzz targets).
+    pub fn decode_reference<T: DeserializeOwned>(
+        &self,
+        representation: Representation,
+        bytes: &[u8],
+        schema: &'static Schema,
+    ) -> Result<T, DecodeError> {
+        match representation {
+            Representation::Xml => {
+                xml::read_reference::<T>(bytes, schema, &self.namespace, &self.limits)
+            }
             // The tree is moved into the value without tracking the path; the rare failure
             // (an enumeration or a pattern) is decoded again with the path, to name it.
             _ => match T::deserialize(self.decode(representation, bytes, schema)?) {

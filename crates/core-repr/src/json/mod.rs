@@ -1,10 +1,13 @@
 //! JSON text into the tree, refusing what serde_json would accept silently: a key repeated in
-//! one object (serde_json keeps the last).
+//! one object (serde_json keeps the last). This is the reference reader; the regular message is
+//! read straight into its typed value by the fast path (`stream`), which declines everything else.
 
 use std::{cell::RefCell, fmt};
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+
+pub mod stream;
 
 use super::{
     Limits,

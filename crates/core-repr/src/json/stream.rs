@@ -1,0 +1,467 @@
+//! The fast path of JSON reading: one pass from serde_json's parser straight into the typed
+//! value, held to the tables as it goes (unknown, repeated and missing properties, scalar types,
+//! the characters of strings, every constraint), with no tree in between.
+//!
+//! It takes the regular message only. Anything it is not sure of (an object with rules, a
+//! map-form schema, `meta` keys not grouped, a value past the depth limit) and every error make it
+//! decline, and the reference reader (`json::parse`, `tree::check`, the typed conversion) reads
+//! the message instead and words the error. So it never has to be right about an error, only
+//! about a success: the property test and the fuzz target `decode_json` check that a message it
+//! accepts reads to the same value through the reference reader.
+
+use std::{cell::RefCell, fmt};
+
+use core_api_support::{Compact, Field, Kind, Scalar, Schema, Type};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, Visitor,
+};
+
+use self::list::ListSeed;
+use super::XMLNS;
+use crate::{
+    Limits, constraints,
+    text::{find_forbidden, same},
+};
+
+mod list;
+
+/// The most keys of one map-form collection (`meta`) the fast path tracks; a longer one goes to
+/// the reference reader, whose grouping is linear.
+const MAX_TRACKED_KEYS: usize = 32;
+
+/// The most properties an object schema may have for the fast path (its bit set of properties
+/// met is one `u64`).
+const MAX_FIELDS: usize = 64;
+
+/// Reads the message if it is regular; `None` hands it to the reference reader.
+pub fn read<T: DeserializeOwned>(
+    bytes: &[u8],
+    schema: &'static Schema,
+    limits: &Limits,
+) -> Option<T> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let checked = Checked {
+        inner: &mut deserializer,
+        ty: Type::Object(schema),
+        field: None,
+        at: At {
+            depth: 0,
+            max_depth: limits.max_depth,
+            root: true,
+            key: None,
+            keyed: None,
+        },
+    };
+    let value = T::deserialize(checked).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// Where a key of a map-form item goes: the item's key property, and the slot its text is noted
+/// in.
+type KeyOf<'k> = (&'static str, &'k RefCell<Option<String>>);
+
+/// Where a value stands: its depth (the root's being 0, as `tree::check` counts), whether it is
+/// the root, and what of it is noted for the grouping of map-form items.
+#[derive(Clone, Copy)]
+struct At<'k> {
+    depth: usize,
+    max_depth: usize,
+    root: bool,
+    /// For a scalar holding a map-form item's key, where its text goes.
+    key: Option<&'k RefCell<Option<String>>>,
+    /// For a map-form item, which of its properties is the key and where it goes.
+    keyed: Option<KeyOf<'k>>,
+}
+
+fn decline<E: de::Error>() -> E {
+    E::custom("declined")
+}
+
+/// One value of the message, read through to the typed value's visitor as it is checked.
+struct Checked<'k, D> {
+    inner: D,
+    ty: Type,
+    /// The property the value fills (`None` for the root), whose constraints it keeps.
+    field: Option<&'static Field>,
+    at: At<'k>,
+}
+
+impl<'de, D: de::Deserializer<'de>> Checked<'_, D> {
+    /// Reads a scalar value of `scalar`, held to `field`'s constraints when there is one.
+    fn scalar<V: Visitor<'de>>(self, scalar: Scalar, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_any(ScalarVisitor {
+            visitor,
+            scalar,
+            field: self.field,
+            key: self.at.key,
+            as_enum: false,
+        })
+    }
+}
+
+impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let schema = match self.ty {
+            Type::Scalar(scalar) => return self.scalar(scalar, visitor),
+            Type::Object(schema) => schema.resolve(),
+        };
+        if self.at.depth > self.at.max_depth {
+            return Err(decline());
+        }
+        match schema.kind {
+            Kind::Object(fields) if fields.len() <= MAX_FIELDS && schema.rules.is_empty() => {
+                self.inner.deserialize_map(ObjectVisitor {
+                    visitor,
+                    schema,
+                    fields,
+                    at: self.at,
+                })
+            }
+            // A scalar schema holds its value to its type only, as `tree::check` does.
+            Kind::Scalar(scalar) => self.inner.deserialize_any(ScalarVisitor {
+                visitor,
+                scalar,
+                field: None,
+                key: self.at.key,
+                as_enum: false,
+            }),
+            _ => Err(decline()),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        // A `null` is never a valid value; the value read declines it.
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        // An enumeration is a string property, or a named string schema (held to its type only).
+        let field = match self.ty {
+            Type::Scalar(Scalar::String) => self.field,
+            Type::Object(schema)
+                if matches!(schema.resolve().kind, Kind::Scalar(Scalar::String))
+                    && self.at.depth <= self.at.max_depth =>
+            {
+                None
+            }
+            _ => return Err(decline()),
+        };
+        self.inner.deserialize_any(ScalarVisitor {
+            visitor,
+            scalar: Scalar::String,
+            field,
+            key: self.at.key,
+            as_enum: true,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// Takes a scalar from the parser, checks it, and hands it on unchanged.
+struct ScalarVisitor<'k, V> {
+    visitor: V,
+    scalar: Scalar,
+    field: Option<&'static Field>,
+    /// Where the text goes when it is the key of a map-form item.
+    key: Option<&'k RefCell<Option<String>>>,
+    /// The value is an enumeration's: a string handed on as its variant.
+    as_enum: bool,
+}
+
+impl<V> ScalarVisitor<'_, V> {
+    /// Whether `text` fits a string property: its characters and its constraints.
+    fn fits<E: de::Error>(&self, text: &str) -> Result<(), E> {
+        let constrained = self.field.filter(|field| constraints::constrains(field));
+        let broken = self.scalar != Scalar::String
+            || find_forbidden(text).is_some()
+            || constrained
+                .is_some_and(|field| constraints::scalar(field, Scalar::String, text).is_some());
+        if broken {
+            return Err(decline());
+        }
+        if let Some(key) = self.key {
+            *key.borrow_mut() = Some(text.to_string());
+        }
+        Ok(())
+    }
+
+    /// Whether an integer fits the property.
+    fn fits_integer<E: de::Error>(&self, number: i64) -> Result<(), E> {
+        let fits = match self.scalar {
+            Scalar::Integer => self
+                .field
+                .filter(|field| constraints::constrains(field))
+                .is_none_or(|field| {
+                    constraints::scalar(field, Scalar::Integer, &number.to_string()).is_none()
+                }),
+            Scalar::Number => true,
+            Scalar::String | Scalar::Boolean => false,
+        };
+        if fits { Ok(()) } else { Err(decline()) }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for ScalarVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a scalar")
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<V::Value, E> {
+        if self.scalar != Scalar::Boolean || self.as_enum {
+            return Err(decline());
+        }
+        self.visitor.visit_bool(value)
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<V::Value, E> {
+        if self.as_enum {
+            return Err(decline());
+        }
+        self.fits_integer(value)?;
+        self.visitor.visit_i64(value)
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<V::Value, E> {
+        let Ok(number) = i64::try_from(value) else {
+            // Beyond i64 is a number, never an integer.
+            return match self.scalar {
+                Scalar::Number if !self.as_enum => self.visitor.visit_u64(value),
+                _ => Err(decline()),
+            };
+        };
+        if self.as_enum {
+            return Err(decline());
+        }
+        self.fits_integer(number)?;
+        self.visitor.visit_u64(value)
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<V::Value, E> {
+        if self.scalar != Scalar::Number || self.as_enum {
+            return Err(decline());
+        }
+        self.visitor.visit_f64(value)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<V::Value, E> {
+        self.fits(value)?;
+        if self.as_enum {
+            let variant: de::value::BorrowedStrDeserializer<'de, E> =
+                de::value::BorrowedStrDeserializer::new(value);
+            return self.visitor.visit_enum(variant);
+        }
+        self.visitor.visit_borrowed_str(value)
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<V::Value, E> {
+        self.fits(value)?;
+        if self.as_enum {
+            return self.visitor.visit_enum(value.into_deserializer());
+        }
+        self.visitor.visit_str(value)
+    }
+
+    fn visit_string<E: de::Error>(self, value: String) -> Result<V::Value, E> {
+        self.fits(&value)?;
+        if self.as_enum {
+            return self.visitor.visit_enum(value.into_deserializer());
+        }
+        self.visitor.visit_string(value)
+    }
+}
+
+/// Takes an object from the parser and hands its properties on, checked.
+struct ObjectVisitor<'k, V> {
+    visitor: V,
+    schema: &'static Schema,
+    fields: &'static [Field],
+    at: At<'k>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let mut properties = Properties {
+            inner: map,
+            schema: self.schema,
+            fields: self.fields,
+            at: self.at,
+            met: 0,
+            xmlns: false,
+            pending: None,
+        };
+        self.visitor.visit_map(&mut properties)
+    }
+}
+
+/// The properties of one object, as a map whose keys are the fields' names.
+struct Properties<'k, A> {
+    inner: A,
+    schema: &'static Schema,
+    fields: &'static [Field],
+    at: At<'k>,
+    /// The properties met so far, by field index.
+    met: u64,
+    /// Whether the root's `xmlns` was met (it is skipped, D-07; twice is a repeated key).
+    xmlns: bool,
+    pending: Option<&'static Field>,
+}
+
+/// What a key of an object names.
+enum Key {
+    Field(usize),
+    Xmlns,
+}
+
+/// Finds a key among an object's fields without copying it.
+#[derive(Clone, Copy)]
+struct KeySeed {
+    fields: &'static [Field],
+    root: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a property name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        if self.root && key == XMLNS {
+            return Ok(Key::Xmlns);
+        }
+        self.fields
+            .iter()
+            .position(|field| same(field.name, key))
+            .map(Key::Field)
+            .ok_or_else(decline)
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let seek = KeySeed {
+            fields: self.fields,
+            root: self.at.root,
+        };
+        loop {
+            match self.inner.next_key_seed(seek)? {
+                None => {
+                    let missing =
+                        self.fields.iter().enumerate().any(|(index, field)| {
+                            field.required && self.met & (1u64 << index) == 0
+                        });
+                    return if missing { Err(decline()) } else { Ok(None) };
+                }
+                Some(Key::Xmlns) => {
+                    if std::mem::replace(&mut self.xmlns, true) {
+                        return Err(decline());
+                    }
+                    self.inner.next_value::<IgnoredAny>()?;
+                }
+                Some(Key::Field(index)) => {
+                    let bit = 1u64 << index;
+                    if self.met & bit != 0 {
+                        return Err(decline());
+                    }
+                    self.met |= bit;
+                    let field = &self.fields[index];
+                    self.pending = Some(field);
+                    return seed.deserialize(field.name.into_deserializer()).map(Some);
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        let field = self.pending.take().ok_or_else(decline)?;
+        let key = match self.at.keyed {
+            Some((name, slot)) if field.name == name && !field.repeated => Some(slot),
+            _ => None,
+        };
+        let at = At {
+            depth: self.at.depth + usize::from(matches!(field.ty, Type::Object(_))),
+            root: false,
+            key,
+            keyed: None,
+            ..self.at
+        };
+        if field.repeated {
+            let map_key = match self.schema.compact {
+                Compact::Map { items, key, .. } if field.name == items => Some(key),
+                _ => None,
+            };
+            return self.inner.next_value_seed(ListSeed {
+                seed,
+                field,
+                at,
+                map_key,
+            });
+        }
+        self.inner.next_value_seed(ValueSeed { seed, field, at })
+    }
+}
+
+/// One property's value (or item), read through [`Checked`].
+struct ValueSeed<'k, S> {
+    seed: S,
+    field: &'static Field,
+    at: At<'k>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ValueSeed<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, inner: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(Checked {
+            inner,
+            ty: self.field.ty,
+            field: Some(self.field),
+            at: self.at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+//! The fast path against the reference reader: the regular messages it takes, read the same, and
+//! the irregular ones it leaves to the reference reader.
+
+use core_api::{
+    tables,
+    types::{KeywordRequest, LocaleRequest, PimType},
+};
+use core_api_support::{Representation::Json, Schema};
+use serde::de::DeserializeOwned;
+
+use super::read;
+use crate::{Codec, Limits};
+
+fn codec() -> Codec {
+    Codec::new("urn:core-interface:v1", Limits::default())
+}
+
+/// Reads `text` through the fast path and through the reference reader, requires the same
+/// answer when the fast path takes it, and says whether it did.
+fn taken<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    text: &str,
+    schema: &'static Schema,
+) -> bool {
+    let fast = read::<T>(text.as_bytes(), schema, &Limits::default());
+    let reference = codec().decode_reference::<T>(Json, text.as_bytes(), schema);
+    if let Some(fast) = &fast {
+        assert_eq!(Some(fast), reference.as_ref().ok(), "taken: {text}");
+    }
+    // Whatever path it takes, the engine answers as the reference reader does.
+    let engine = codec().decode_typed::<T>(Json, text.as_bytes(), schema);
+    assert_eq!(
+        engine.map_err(|error| error.to_string()),
+        reference.map_err(|error| error.to_string()),
+        "{text}"
+    );
+    fast.is_some()
+}
+
+fn pim(text: &str) -> bool {
+    taken::<PimType>(text, &tables::PIM_TYPE)
+}
+
+#[test]
+fn the_regular_message_takes_the_fast_path() {
+    for text in [
+        r#"{}"#,
+        r#" {"schemaVersion":"5.6.0"} "#,
+        r#"{"xmlns":"urn:x","meta":{"itm":[{"key":"a","value":"x"},{"key":"a","value":"y"},{"key":"b","value":"\u00e9\n"}]}}"#,
+        r#"{"kwds":{"kwd":[{"id":1,"path":"/a","name":{"itm":[{"value":"A"},{"value":"Ä","loc":"de_DE"}]}},{"id":2,"parentId":1}]}}"#,
+        r#"{"locales":{"locale":[]},"kwds":{"kwd":[]}}"#,
+    ] {
+        assert!(pim(text), "not taken: {text}");
+    }
+    assert!(taken::<KeywordRequest>(
+        r#"{"path":"/","level":-1,"retrieveLinks":true}"#,
+        &tables::KEYWORD_REQUEST
+    ));
+}
+
+#[test]
+fn anything_irregular_goes_to_the_reference_reader() {
+    for text in [
+        "",
+        "  ",
+        "[]",
+        "null",
+        r#"{"kwds":{}} x"#,
+        r#"{"kwds":{},"kwds":{}}"#,
+        r#"{"xmlns":"a","xmlns":"b"}"#,
+        r#"{"unknown":1}"#,
+        r#"{"kwds":{"kwd":[{"id":"1"}]}}"#,
+        r#"{"kwds":{"kwd":[{"id":1.5}]}}"#,
+        r#"{"kwds":{"kwd":[{"id":9223372036854775808}]}}"#,
+        r#"{"kwds":{"kwd":[{"id":null}]}}"#,
+        r#"{"kwds":{"kwd":{"id":1}}}"#,
+        r#"{"kwds":{"kwd":[{"path":"/a\u0001"}]}}"#,
+        r#"{"meta":{"itm":[{"key":"a","value":"1"},{"key":"b","value":"2"},{"key":"a","value":"3"}]}}"#,
+        r#"{"meta":{"itm":[{"key":"a","value":"1"},{"value":"2"},{"key":"a","value":"3"}]}}"#,
+    ] {
+        assert!(!pim(text), "taken: {text:?}");
+    }
+    for text in [
+        r#"{"path":"/","level":0}"#,
+        r#"{"path":"/","level":2147483648}"#,
+        r#"{"level":1}"#,
+        r#"{"path":"/","retrieveLinks":"yes"}"#,
+    ] {
+        assert!(
+            !taken::<KeywordRequest>(text, &tables::KEYWORD_REQUEST),
+            "taken: {text}"
+        );
+    }
+    // An object with rules of its own is always the reference reader's.
+    for text in [r#"{"mode":"ALL"}"#, r#"{"mode":"ALL","ids":[1]}"#] {
+        assert!(!taken::<LocaleRequest>(text, &tables::LOCALE_REQUEST));
+    }
+}
+
+#[test]
+fn depth_and_counts_are_held_as_the_reference_reader_holds_them() {
+    let text = br#"{"kwds":{"kwd":[{"id":1,"name":{"itm":[{"value":"A"}]}}]}}"#;
+    let mut answers = Vec::new();
+    for max_depth in 0..7 {
+        let limits = Limits { max_depth };
+        let fast = read::<PimType>(text, &tables::PIM_TYPE, &limits).is_some();
+        let reference = Codec::new("urn:core-interface:v1", limits)
+            .decode_reference::<PimType>(Json, text, &tables::PIM_TYPE)
+            .is_ok();
+        assert_eq!(fast, reference, "at most {max_depth} levels");
+        answers.push(fast);
+    }
+    assert_eq!(answers, [false, false, false, false, true, true, true]);
+    let many = format!(
+        r#"{{"kwds":{{"kwd":[{}]}}}}"#,
+        vec![r#"{"id":1}"#; 10_001].join(",")
+    );
+    pim(&many);
+}
