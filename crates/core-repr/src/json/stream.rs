@@ -39,7 +39,11 @@ pub fn read<T: DeserializeOwned>(
     schema: &'static Schema,
     limits: &Limits,
 ) -> Option<T> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    // The whole body is UTF-8, as the reference reader requires first: serde_json checks the
+    // strings it reads, but not those it skips (the root's `xmlns`). Checked once here, the
+    // text is then parsed without checking its strings again.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     let checked = Checked {
         inner: &mut deserializer,
         ty: Type::Object(schema),

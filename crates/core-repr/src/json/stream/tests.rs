@@ -90,6 +90,20 @@ fn anything_irregular_goes_to_the_reference_reader() {
             "taken: {text}"
         );
     }
+    // Bytes that are not UTF-8, even where nothing is read (the root's `xmlns` is skipped).
+    for bytes in [
+        &b"{\"xmlns\":{\"\xf6\":1}}"[..],
+        b"{\"xmlns\":\"\xf6\"}",
+        b"{\"schemaVersion\":\"5.6.0\"}\xf6",
+        b"{\"kwds\":{\"kwd\":[{\"path\":\"\xf6\"}]}}",
+    ] {
+        assert!(read::<PimType>(bytes, &tables::PIM_TYPE, &Limits::default()).is_none());
+        assert!(
+            codec()
+                .decode_typed::<PimType>(Json, bytes, &tables::PIM_TYPE)
+                .is_err()
+        );
+    }
     // An object with rules of its own is always the reference reader's.
     for text in [r#"{"mode":"ALL"}"#, r#"{"mode":"ALL","ids":[1]}"#] {
         assert!(!taken::<LocaleRequest>(text, &tables::LOCALE_REQUEST));
