@@ -1,12 +1,11 @@
-// A short scenario through the TypeScript client made of openapi-typescript's types for the
-// served document and openapi-fetch (`cargo xtask clients`): locales retrieve, keywords persist
-// then retrieve, a glossary entry persist, a 404 read as the documented error body, classes
-// retrieve and channels retrieve, against a server on the demo catalogue. tsc checks it against
-// the generated types before it runs.
+// A short scenario through the installed npm package `core-interface-client` (openapi-typescript's
+// types for the served document and openapi-fetch, packaged by `cargo xtask clients`): locales
+// retrieve, keywords persist then retrieve, a glossary entry persist, a 404 read as the documented
+// error body, classes retrieve and channels retrieve, against a server on the demo catalogue. tsc
+// checks it against the installed types before it runs.
 //
 // node scenario.mjs <base URL> <token>
-import createClient from "openapi-fetch";
-import type { components, paths } from "./schema.js";
+import createCoreClient, { type components } from "core-interface-client";
 
 declare const process: { argv: string[] };
 
@@ -27,7 +26,7 @@ function check(condition: boolean, message: string): asserts condition {
   }
 }
 
-const client = createClient<paths>({
+const client = createCoreClient({
   baseUrl: base,
   headers: { Authorization: `Bearer ${token}` },
 });

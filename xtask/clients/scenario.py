@@ -3,25 +3,22 @@ document (`cargo xtask clients`): locales retrieve, keywords persist then retrie
 entry persist, a 404 read as the documented error body, classes retrieve and channels retrieve,
 against a server on the demo catalogue.
 
-python scenario.py <base URL> <token> <folder holding the generated package>
+python scenario.py <base URL> <token>, with the wheel `cargo xtask clients` builds installed
 """
 
 import sys
 import time
 
-base, token, package = sys.argv[1:4]
-sys.path.insert(0, package)
-
-from core_interface_v_1_client import AuthenticatedClient  # noqa: E402
-from core_interface_v_1_client.api.cm import channels_retrieve  # noqa: E402
-from core_interface_v_1_client.api.common import (  # noqa: E402
+from core_interface_client import AuthenticatedClient
+from core_interface_client.api.cm import channels_retrieve
+from core_interface_client.api.common import (
     glossary_entries_persist,
     keywords_persist,
     keywords_retrieve,
     locales_retrieve,
 )
-from core_interface_v_1_client.api.pim import classes_retrieve  # noqa: E402
-from core_interface_v_1_client.models import (  # noqa: E402
+from core_interface_client.api.pim import classes_retrieve
+from core_interface_client.models import (
     ChannelRequestDto,
     ClassificationRequest,
     GlossaryEntriesPersistRequest,
@@ -31,6 +28,8 @@ from core_interface_v_1_client.models import (  # noqa: E402
     PimType,
     ResponseType,
 )
+
+base, token = sys.argv[1:3]
 
 
 def check(condition, message):

@@ -4,7 +4,8 @@ a classification with nested nodes, channels and a briefing read as XML into typ
 keywords persist built from those classes sent as XML and its batch answer read; a 404 error body
 read. Operations are addressed by their operationId in the served `/openapi.json`.
 
-python xml_scenario.py <base URL> <token> <folder holding the generated package core_xml>
+python xml_scenario.py <base URL> <token>, with the wheel `cargo xtask clients` builds installed
+(its module core_interface_client.xml_bindings)
 """
 
 import json
@@ -13,15 +14,13 @@ import time
 import urllib.error
 import urllib.request
 
-base, token, package = sys.argv[1:4]
-sys.path.insert(0, package)
+from core_interface_client.xml_bindings import Kwd, Kwds, Name, NameItm, Pim, Response
+from core_interface_client.xml_bindings.core_v1_briefing import PatchBriefing
+from xsdata.formats.dataclass.parsers import XmlParser
+from xsdata.formats.dataclass.serializers import XmlSerializer
+from xsdata.formats.dataclass.serializers.config import SerializerConfig
 
-from xsdata.formats.dataclass.parsers import XmlParser  # noqa: E402
-from xsdata.formats.dataclass.serializers import XmlSerializer  # noqa: E402
-from xsdata.formats.dataclass.serializers.config import SerializerConfig  # noqa: E402
-
-from core_xml import Kwd, Kwds, Name, NameItm, Pim, Response  # noqa: E402
-from core_xml.core_v1_briefing import PatchBriefing  # noqa: E402
+base, token = sys.argv[1:3]
 
 XML = "application/xml"
 NAMESPACE = Pim.Meta.namespace

@@ -144,6 +144,55 @@ pub fn report(changes: &[Change]) -> String {
     text
 }
 
+/// The clients `cargo xtask clients` builds, each with what it reads of a change: the
+/// representations it speaks (`all` is every one; a media type of its own, such as a binary
+/// download, is read by the JSON clients, which call every operation).
+const CLIENTS: [(&str, &[&str]); 2] = [
+    (
+        "JSON clients (Python core_interface_client, npm core-interface-client, Rust core-client)",
+        &["all", "json", "other"],
+    ),
+    (
+        "XML bindings (Python core_interface_client.xml_bindings)",
+        &["all", "xml"],
+    ),
+];
+
+/// What each generated client loses from `changes`: how many breaking changes it reads, in which
+/// operations; compact JSON, which no generated client reads, is named apart.
+pub fn clients(changes: &[Change]) -> String {
+    let read_by = |change: &Change, kinds: &[&str]| {
+        let kind = match change.representation.as_str() {
+            "all" | "json" | "xml" | "compact" => change.representation.as_str(),
+            _ => "other",
+        };
+        change.breaking && kinds.contains(&kind)
+    };
+    let mut text = String::from("what the generated clients lose:\n");
+    for (client, kinds) in CLIENTS.iter().copied().chain([(
+        "compact JSON (no generated client reads it)",
+        &["compact"][..],
+    )]) {
+        let lost: Vec<&Change> = changes
+            .iter()
+            .filter(|change| read_by(change, kinds))
+            .collect();
+        let operations: BTreeSet<&str> = lost
+            .iter()
+            .map(|change| change.operation.as_str())
+            .collect();
+        text.push_str(&match lost.len() {
+            0 => format!("  {client}: nothing\n"),
+            count => format!(
+                "  {client}: {count} breaking change{} in {}\n",
+                if count == 1 { "" } else { "s" },
+                operations.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    text
+}
+
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];

@@ -18,15 +18,19 @@ chores:
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
   diff OLD NEW       what a document change breaks, per operation and representation (OLD, NEW:
-                     files or git revisions of openapi/core-v1.yaml)
+                     files or git revisions of openapi/core-v1.yaml), and what the generated
+                     clients lose
   release-check      fail when the document breaks the latest release (openapi/released/) without
                      a new major version, or changes it without a new version
   release            keep the document as openapi/released/<info.version>.yaml
   conformance        run core-conformance against core-server on SQLite (and PostgreSQL when
                      CORE_TEST_POSTGRES_URL is set), fixture imported and tokens issued by the CLI
   browser            check /docs and /redoc in headless Chromium (installed when missing)
-  clients            generate Python and TypeScript clients from a demo server's document and run
-                     a scenario with each
+  clients            build the client packages from a demo server's document, install each into a
+                     clean environment and run a scenario with each
+  clients --package [--document FILE|REV] [--out DIR]
+                     build the Python wheel and the npm package of the served document (or of a
+                     document file or git revision) into DIR (target/client-packages)
   bench-http [--rounds N] [--seconds S] [--database sqlite|postgres] [--postgres-url URL]
              [--prism] [--report]
                      load benchmark: core-server against a bare poem floor (and a Prism mock), with
@@ -81,9 +85,21 @@ fn run(args: Vec<String>) -> Result<()> {
                 &xtask::diff::read(&root, new)?,
             );
             print!("{}", xtask::diff::report(&changes));
+            print!("{}", xtask::diff::clients(&changes));
             Ok(())
         }
         ["clients"] => xtask::clients::run(&root),
+        ["clients", "--package", options @ ..] => {
+            let (mut document, mut out) = (None, None);
+            for pair in options.chunks(2) {
+                match pair {
+                    ["--document", given] => document = Some(*given),
+                    ["--out", folder] => out = Some(std::path::PathBuf::from(folder)),
+                    _ => bail!("{USAGE}"),
+                }
+            }
+            xtask::clients::package_only(&root, document, out)
+        }
         ["bench-http", arguments @ ..] => xtask::bench_http::run(&root, arguments),
         ["fuzz"] | ["fuzz", "--seconds", _] => {
             let seconds = match args.get(2) {

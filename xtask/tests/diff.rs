@@ -36,3 +36,45 @@ fn the_document_against_itself_changes_nothing() {
     let document = read(&root.join(xtask::DOCUMENT_PATH));
     assert!(diff::changes(&document, &document).is_empty());
 }
+
+#[test]
+fn the_clients_lose_what_their_representation_reads() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diff");
+    let base = read(&folder.join("base.yaml"));
+    let clients = |case: &str| {
+        diff::clients(&diff::changes(
+            &base,
+            &read(&folder.join(case).join("new.yaml")),
+        ))
+    };
+    let json = "  JSON clients (Python core_interface_client, npm core-interface-client, Rust core-client)";
+    let xml = "  XML bindings (Python core_interface_client.xml_bindings)";
+    let compact = "  compact JSON (no generated client reads it)";
+    assert_eq!(
+        clients("shared"),
+        format!(
+            "what the generated clients lose:\n{json}: 8 breaking changes in thingsPersist, thingsRetrieve\n\
+             {xml}: 8 breaking changes in thingsPersist, thingsRetrieve\n{compact}: nothing\n"
+        )
+    );
+    assert_eq!(
+        clients("xml"),
+        format!(
+            "what the generated clients lose:\n{json}: nothing\n\
+             {xml}: 10 breaking changes in thingsPersist, thingsRetrieve\n{compact}: nothing\n"
+        )
+    );
+    assert_eq!(
+        clients("compact"),
+        format!(
+            "what the generated clients lose:\n{json}: nothing\n{xml}: nothing\n\
+             {compact}: 1 breaking change in thingsRetrieve\n"
+        )
+    );
+    assert_eq!(
+        clients("additions"),
+        format!(
+            "what the generated clients lose:\n{json}: nothing\n{xml}: nothing\n{compact}: nothing\n"
+        )
+    );
+}
