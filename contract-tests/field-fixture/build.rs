@@ -27,7 +27,7 @@ const ADDED: &str = concat!(
 /// The generated files the fixture compiles, and the names they get in `OUT_DIR`.
 const TAKEN: [(&str, &str); 2] = [
     ("generated/core-api/src/types.rs", "types.rs"),
-    ("generated/core-api/src/tables.rs", "tables.rs"),
+    ("generated/core-tables/src/tables.rs", "tables.rs"),
 ];
 
 fn main() -> Result<()> {

@@ -82,7 +82,7 @@ fn a_new_field_reaches_types_client_and_tables() {
             "core-client/src/lib.rs",
             "pub depth_limit: ::std::option::Option<i32>",
         ),
-        ("core-api/src/tables.rs", "name: \"depthLimit\""),
+        ("core-tables/src/tables.rs", "name: \"depthLimit\""),
     ] {
         assert!(
             !text(&before, path).contains(needle),

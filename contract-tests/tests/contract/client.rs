@@ -495,6 +495,14 @@ async fn the_client_example_runs_against_the_demo() {
         printed.contains("keyword /Season/Summer Summer, de_DE: Sommer"),
         "{printed}"
     );
+    for representation in ["Xml", "Compact"] {
+        assert!(
+            printed.contains(&format!(
+                "keywords in {representation}: read as the same as in JSON"
+            )),
+            "{printed}"
+        );
+    }
     let output = run("0123456789abcdef.wrong".to_string())
         .await
         .expect("ran");

@@ -12,6 +12,7 @@
 mod answers;
 mod auth;
 mod client;
+mod client_representations;
 mod cm;
 mod common;
 mod conformance;

@@ -7,12 +7,14 @@
 //! body codecs and error rendering. It plays the part `progenitor-client` plays for a progenitor
 //! client.
 
+#[cfg(feature = "host")]
 pub mod host;
 pub mod list;
 pub mod message;
 pub mod operation;
 pub mod schema;
 
+#[cfg(feature = "host")]
 pub use host::{Binary, ByteSource, Described, Either, Entry, Host, NotImplemented, Streamed};
 pub use message::{fill, matches, stated};
 pub use operation::{

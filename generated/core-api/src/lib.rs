@@ -10,15 +10,14 @@
 //! * [`messages`]: the item messages the descriptions state, one constant each.
 //! * [`envelope`]: the `meta` of every request body ([`Envelope`]).
 //! * [`document`]: the document itself.
+#[allow(clippy::all, missing_docs)]
+pub mod types;
+pub use core_tables::{operations, tables};
 pub mod document;
 pub mod envelope;
 pub mod messages;
-pub mod operations;
 pub mod router;
 pub mod service;
-pub mod tables;
-#[allow(clippy::all, missing_docs)]
-pub mod types;
 pub use envelope::Envelope;
 pub use router::router;
 pub use service::{CmApi, CommonApi, DamApi, PeoApi, PimApi};

@@ -124,3 +124,38 @@ pub fn filter(document: &Document) -> Result<Value> {
     }
     Ok(raw)
 }
+
+/// The client crate's manifest (`{version}`: the contract's version).
+pub const CLIENT_MANIFEST: &str = r#"[package]
+name = "core-client"
+description = "Rust client for the Core Interface v1 in XML, JSON and compact JSON, generated from openapi/core-v1.yaml (progenitor, and the core-repr engine for the representations)."
+version = "{version}"
+edition = "2024"
+rust-version = "1.88"
+license = "MIT OR Apache-2.0"
+keywords = ["pim", "dam", "openapi", "client"]
+categories = ["api-bindings", "web-programming::http-client"]
+readme = "README.md"
+
+# Doc comments carry the document's descriptions, which are prose, not Rust.
+[lib]
+doctest = false
+
+[dependencies]
+bytes = "1"
+core-api-support = { path = "../../crates/core-api-support", version = "0.1.0", default-features = false }
+core-repr = { path = "../../crates/core-repr", version = "0.1.0" }
+core-tables = { path = "../core-tables", version = "0.1.0" }
+futures-core = "0.3"
+progenitor-client = "0.15.1"
+regress = "0.10"
+reqwest = { version = "0.13", default-features = false, features = ["json", "query", "stream"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+serde_urlencoded = "0.7"
+tokio = { version = "1", features = ["time"] }
+uuid = { version = "1", features = ["v4"] }
+
+[dev-dependencies]
+tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+"#;

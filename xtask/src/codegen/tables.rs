@@ -229,3 +229,37 @@ fn compact(document: &Document, schema: &Value) -> Result<TokenStream> {
         other => bail!("unknown x-compact form {other}"),
     }
 }
+
+/// The manifest of `generated/core-tables`: data for the engine, no server.
+pub const MANIFEST: &str = r#"[package]
+name = "core-tables"
+description = "The schema tables and operation metadata generated from openapi/core-v1.yaml, which drive the core-repr codecs in the server and the client."
+edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+version.workspace = true
+
+[lints]
+workspace = true
+
+[lib]
+doctest = false
+
+[dependencies]
+core-api-support = { path = "../../crates/core-api-support", version = "0.1.0", default-features = false }
+"#;
+
+/// The `lib.rs` of `generated/core-tables`.
+pub fn crate_lib() -> TokenStream {
+    quote! {
+        //! The data generated from `openapi/core-v1.yaml` that drives the representation engine
+        //! (`core-repr`), shared by the server (`core-api` re-exports it) and the client
+        //! (`core-client`), with no server dependency.
+        //!
+        //! * [`tables`]: how each schema maps to XML and compact JSON.
+        //! * [`operations`]: what the document states about each operation.
+
+        pub mod operations;
+        pub mod tables;
+    }
+}

@@ -1,12 +1,18 @@
 //! Retrieves the locales and the whole keyword tree of a Core Interface server with the generated
-//! client, and prints them. Against the demo catalogue:
+//! client, and prints them; then retrieves the keyword tree again in XML and in compact JSON
+//! (`representations::Client`) and says whether each reads as the same typed value. Against the
+//! demo catalogue:
 //!
 //! ```sh
 //! core-server serve --demo    # prints the demo token
 //! cargo run -p core-client --example retrieve_keywords -- http://127.0.0.1:8080 <token>
 //! ```
 
-use core_client::{Client, types};
+use core_client::{
+    Client,
+    representations::{self, Representation},
+    types,
+};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,14 +52,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    let keywords = client
-        .keywords_retrieve(&types::KeywordRequest {
-            path: "/".to_string(),
-            level: -1,
-            retrieve_links: false,
-        })
-        .await?
-        .into_inner();
+    let request = types::KeywordRequest {
+        path: "/".to_string(),
+        level: -1,
+        retrieve_links: false,
+    };
+    let keywords = client.keywords_retrieve(&request).await?.into_inner();
+    let json = serde_json::to_value(&keywords)?;
     for keyword in keywords.0.kwds.map(|kwds| kwds.kwd).unwrap_or_default() {
         let names: Vec<String> = keyword
             .name
@@ -69,6 +74,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "keyword {} {}",
             keyword.path.unwrap_or_default(),
             names.join(", ")
+        );
+    }
+
+    // The same call in XML and in compact JSON: the same typed answer (its messageTime aside).
+    for representation in [Representation::Xml, Representation::Compact] {
+        let other = representations::Client::new(client.clone(), representation)
+            .keywords_retrieve(&request)
+            .await?;
+        let mut other = serde_json::to_value(&other)?;
+        if let (Some(meta), Some(mine)) = (json.get("meta"), other.get_mut("meta")) {
+            *mine = meta.clone();
+        }
+        println!(
+            "keywords in {representation:?}: {} the same as in JSON",
+            if other == json {
+                "read as"
+            } else {
+                "NOT read as"
+            }
         );
     }
     Ok(())
