@@ -30,6 +30,9 @@ from core_interface_client.models import (
 )
 
 base, token = sys.argv[1:3]
+# The installed wheel, not a generated folder, is what the scenario runs.
+if "site-packages" not in sys.modules[AuthenticatedClient.__module__].__file__:
+    raise SystemExit(f"the client is not the installed wheel: {sys.modules[AuthenticatedClient.__module__].__file__}")
 
 
 def check(condition, message):

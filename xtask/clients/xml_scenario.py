@@ -21,6 +21,9 @@ from xsdata.formats.dataclass.serializers import XmlSerializer
 from xsdata.formats.dataclass.serializers.config import SerializerConfig
 
 base, token = sys.argv[1:3]
+# The installed wheel, not a generated folder, is what the scenario runs.
+if "site-packages" not in sys.modules[Pim.__module__].__file__:
+    raise SystemExit(f"the client is not the installed wheel: {sys.modules[Pim.__module__].__file__}")
 
 XML = "application/xml"
 NAMESPACE = Pim.Meta.namespace
