@@ -48,9 +48,7 @@ pub fn run(root: &Path, document: &Document, seconds: u64) -> Result<()> {
     }
     let written = seed(root, document)?;
     eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
-    let path = std::env::join_paths(std::iter::once(tools.join("bin")).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))?;
+    let path = crate::python::path_first(&tools.join("bin"))?;
     for target in TARGETS {
         eprintln!("xtask: fuzzing {target} for {seconds} s");
         // cargo-fuzz needs nightly features; the pinned stable toolchain allows them with

@@ -48,3 +48,11 @@ pub fn status(command: &mut Command, what: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// The `PATH` with `folder` first, so that a tool finds the commands installed beside it.
+pub fn path_first(folder: &Path) -> Result<std::ffi::OsString> {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    Ok(std::env::join_paths(
+        std::iter::once(folder.to_path_buf()).chain(std::env::split_paths(&rest)),
+    )?)
+}

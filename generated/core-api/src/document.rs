@@ -12450,25 +12450,6 @@ pub const XSD_NAME: &str = "core-v1.xsd";
 pub const XSD_UNQUALIFIED: &str = include_str!("../../core-v1-briefing.xsd");
 /// The file name of [`XSD_UNQUALIFIED`], and its path on the server after `/`.
 pub const XSD_UNQUALIFIED_NAME: &str = "core-v1-briefing.xsd";
-/// The default of the `xml_namespace` setting (`x-xml-namespace.default`).
-pub const XML_NAMESPACE_DEFAULT: &str = "urn:core-interface:v1";
 /// The `schemaVersion` every message carries (`info.x-schema-version`).
 pub const SCHEMA_VERSION: &str = "5.6.0";
-/// The media types of error bodies (those of `components.responses`), in document order.
-pub static ERROR_MEDIA: &[core_api_support::MediaType] = &[
-    core_api_support::MediaType {
-        name: "application/xml; charset=UTF-8",
-        essence: "application/xml",
-        representation: core_api_support::Representation::Xml,
-    },
-    core_api_support::MediaType {
-        name: "application/json",
-        essence: "application/json",
-        representation: core_api_support::Representation::Json,
-    },
-    core_api_support::MediaType {
-        name: "application/json+compact",
-        essence: "application/json+compact",
-        representation: core_api_support::Representation::Compact,
-    },
-];
+pub use core_tables::{ERROR_MEDIA, XML_NAMESPACE_DEFAULT};

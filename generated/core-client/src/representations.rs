@@ -23,9 +23,6 @@ use crate::types;
 /// a download's.
 pub use core_api_support::Representation;
 
-/// The XML namespace of the messages, as the document states it.
-pub const NAMESPACE: &str = "urn:core-interface:v1";
-
 /// A client of every operation in chosen representations.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -64,7 +61,7 @@ impl Client {
     pub fn new(inner: crate::Client, representation: Representation) -> Client {
         Client {
             inner,
-            codec: Codec::new(NAMESPACE, Limits::default()),
+            codec: Codec::new(core_tables::XML_NAMESPACE_DEFAULT, Limits::default()),
             requests: representation,
             answers: representation,
             observer: None,
@@ -107,7 +104,7 @@ impl Client {
             status: answer.status,
             reason: "the operation answers no message".into(),
         })?;
-        let representation = answer.representation()?;
+        let representation = answer.representation(operation)?;
         self.codec
             .decode(representation, &answer.bytes, schema)
             .map_err(|error| error.to_string())
@@ -201,12 +198,9 @@ impl Client {
     fn refusal(&self, operation: &'static Operation, answer: Answer) -> Error {
         let status = answer.status;
         let schema = operation
-            .responses
-            .iter()
-            .find(|listed| listed.status == status)
-            .and_then(|listed| listed.schema)
+            .body_schema(status)
             .unwrap_or(&crate::tables::RESPONSE_TYPE);
-        let representation = match answer.representation() {
+        let representation = match answer.representation(operation) {
             Ok(representation) => representation,
             Err(error) => return error,
         };
@@ -274,19 +268,23 @@ impl Answer {
         })
     }
 
-    /// The representation its `Content-Type` names.
-    fn representation(&self) -> Result<Representation, Error> {
+    /// The representation its `Content-Type` names: one of the operation's answers or of the
+    /// document's error bodies.
+    fn representation(&self, operation: &'static Operation) -> Result<Representation, Error> {
         let media_type = self.media_type.as_deref().unwrap_or_default();
         let essence = media_type.split(';').next().unwrap_or_default().trim();
-        match essence.to_ascii_lowercase().as_str() {
-            "application/xml" | "text/xml" => Ok(Representation::Xml),
-            "application/json" => Ok(Representation::Json),
-            "application/json+compact" => Ok(Representation::Compact),
-            _ => Err(Error::Decode {
+        operation
+            .response
+            .media
+            .iter()
+            .chain(core_tables::ERROR_MEDIA)
+            .find(|media| media.essence.eq_ignore_ascii_case(essence))
+            .map(|media| media.representation)
+            .filter(|representation| *representation != Representation::Binary)
+            .ok_or_else(|| Error::Decode {
                 status: self.status,
                 reason: format!("an answer in '{media_type}', which is no representation"),
-            }),
-        }
+            })
     }
 }
 

@@ -7,3 +7,23 @@
 //! * [`operations`]: what the document states about each operation.
 pub mod operations;
 pub mod tables;
+/// The default of the `xml_namespace` setting (`x-xml-namespace.default`).
+pub const XML_NAMESPACE_DEFAULT: &str = "urn:core-interface:v1";
+/// The media types of error bodies (those of `components.responses`), in document order.
+pub static ERROR_MEDIA: &[core_api_support::MediaType] = &[
+    core_api_support::MediaType {
+        name: "application/xml; charset=UTF-8",
+        essence: "application/xml",
+        representation: core_api_support::Representation::Xml,
+    },
+    core_api_support::MediaType {
+        name: "application/json",
+        essence: "application/json",
+        representation: core_api_support::Representation::Json,
+    },
+    core_api_support::MediaType {
+        name: "application/json+compact",
+        essence: "application/json+compact",
+        representation: core_api_support::Representation::Compact,
+    },
+];

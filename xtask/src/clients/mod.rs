@@ -31,6 +31,14 @@ const TYPESCRIPT: [&str; 3] = [
     "typescript@5.9.3",
 ];
 
+/// The pinned version of one of the [`TYPESCRIPT`] packages.
+fn pinned(package: &str) -> Result<&'static str> {
+    TYPESCRIPT
+        .iter()
+        .find_map(|pin| pin.strip_prefix(package)?.strip_prefix('@'))
+        .with_context(|| format!("{package} is not pinned"))
+}
+
 /// Where `cargo xtask clients --package` writes the packages unless told.
 const PACKAGES: &str = "target/client-packages";
 
@@ -139,16 +147,13 @@ fn typescript_scenario(
         project.join("package.json"),
         "{\"private\": true, \"type\": \"module\"}\n",
     )?;
-    let typescript = TYPESCRIPT
-        .iter()
-        .find(|pin| pin.starts_with("typescript@"))
-        .context("TypeScript is pinned")?;
+    let typescript = format!("typescript@{}", pinned("typescript")?);
     python::status(
         Command::new("npm")
             .current_dir(&project)
             .args(["install", "--no-audit", "--no-fund", "--loglevel", "error"])
             .arg(tarball)
-            .arg(typescript),
+            .arg(&typescript),
         "npm install of the package",
     )?;
     eprintln!(

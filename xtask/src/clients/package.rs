@@ -167,9 +167,7 @@ fn wheel(
     pyproject(&project.join("pyproject.toml"), version)?;
     // xsdata runs ruff on what it writes: the environment's, first on the PATH.
     let bin = xsdata.parent().context("the environment's bin")?;
-    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))?;
+    let path = python::path_first(bin)?;
     let main = &contract.schemas.first().context("no XML Schema")?.0;
     python::status(
         Command::new(&xsdata)
@@ -247,10 +245,7 @@ fn npm(
             package.join(file),
         )?;
     }
-    let fetch = TYPESCRIPT
-        .iter()
-        .find_map(|pin| pin.strip_prefix("openapi-fetch@"))
-        .context("openapi-fetch is pinned")?;
+    let fetch = super::pinned("openapi-fetch")?;
     let manifest = json!({
         "name": PROJECT,
         "version": version.to_string(),

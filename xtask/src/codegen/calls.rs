@@ -33,13 +33,10 @@ fn call(operation: &Operation) -> Result<TokenStream> {
         " `{} {}` ({}): {}.",
         operation.method, operation.path, operation.id, operation.summary
     );
-    let (mut parameters, mut pairs) = (Vec::new(), Vec::new());
-    if let Some(query) = &operation.query {
-        for (parameter, pair) in query_parameters(query)? {
-            parameters.push(parameter);
-            pairs.push(pair);
-        }
-    }
+    let (parameters, pairs): (Vec<_>, Vec<_>) = match &operation.query {
+        Some(query) => query_parameters(query)?.into_iter().unzip(),
+        None => (Vec::new(), Vec::new()),
+    };
     let (body_parameter, body) = match &operation.request {
         Some(body) => {
             let schema = body.schema.as_deref().context("a binary request body")?;

@@ -52,7 +52,7 @@ const CLIENT_README: &str = include_str!("../../templates/core-client/README.md"
 /// The client's retries and keys (`{batch_operations}`: progenitor's names of the batch
 /// operations).
 const CLIENT_RETRIES: &str = include_str!("../../templates/core-client/retries.rs");
-/// The client's engine of every representation (`{namespace}`: the document's XML namespace).
+/// The client's engine of every representation.
 const CLIENT_REPRESENTATIONS: &str = include_str!("../../templates/core-client/representations.rs");
 /// The client crate's example, which its README shows how to run.
 const CLIENT_EXAMPLE: &str = include_str!("../../templates/core-client/retrieve_keywords.rs");
@@ -156,7 +156,10 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
         "generated/core-client/src/lib.rs",
         client_lib(client::generate(&document)?),
     )?;
-    rust("generated/core-tables/src/lib.rs", tables::crate_lib())?;
+    rust(
+        "generated/core-tables/src/lib.rs",
+        tables::crate_lib(&document)?,
+    )?;
     rust(
         "generated/core-client/src/representations/calls.rs",
         module_doc(
@@ -225,17 +228,9 @@ pub fn generate(yaml: &str) -> Result<Vec<GeneratedFile>> {
             CLIENT_RETRIES.replace("{batch_operations}", &format!("{}\n", batch.concat()))
         ),
     });
-    let namespace = document
-        .raw
-        .pointer("/x-xml-namespace/default")
-        .and_then(Value::as_str)
-        .context("x-xml-namespace.default")?;
     files.push(GeneratedFile {
         path: PathBuf::from("generated/core-client/src/representations.rs"),
-        contents: format!(
-            "{RUST_HEADER}{}",
-            CLIENT_REPRESENTATIONS.replace("{namespace}", namespace)
-        ),
+        contents: format!("{RUST_HEADER}{CLIENT_REPRESENTATIONS}"),
     });
     files.push(GeneratedFile {
         path: PathBuf::from("generated/core-client/examples/retrieve_keywords.rs"),
@@ -468,41 +463,11 @@ const JSON_PLACEHOLDER: &str = "OPENAPI_JSON_TEXT";
 
 fn document_module(document: &Document) -> Result<TokenStream> {
     let json = format_ident!("{}", JSON_PLACEHOLDER);
-    let namespace = document
-        .raw
-        .pointer("/x-xml-namespace/default")
-        .and_then(Value::as_str)
-        .context("x-xml-namespace.default")?;
     let schema_version = document
         .raw
         .pointer("/info/x-schema-version")
         .and_then(Value::as_str)
         .context("info.x-schema-version")?;
-    // The media types of error bodies: those of the shared error answers, in document order.
-    let mut error_media: Vec<String> = Vec::new();
-    let answers = document
-        .raw
-        .pointer("/components/responses")
-        .and_then(Value::as_object)
-        .context("components.responses")?;
-    for answer in answers.values() {
-        for name in answer
-            .get("content")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|content| content.keys())
-        {
-            if !error_media.contains(name) {
-                error_media.push(name.clone());
-            }
-        }
-    }
-    if !error_media.iter().any(|name| name == "application/json") {
-        bail!(
-            "components.responses must offer application/json error bodies (the fallback of D-05)"
-        );
-    }
-    let error_media = server::media_tokens(&error_media)?;
     let xsd_name = xsd::file_name(xsd::XSD_PATH);
     let xsd_unqualified_name = xsd::file_name(xsd::UNQUALIFIED_XSD_PATH);
     // `generated/core-api/src/document.rs` reaches `generated/` two folders up.
@@ -532,14 +497,10 @@ fn document_module(document: &Document) -> Result<TokenStream> {
         /// The file name of [`XSD_UNQUALIFIED`], and its path on the server after `/`.
         pub const XSD_UNQUALIFIED_NAME: &str = #xsd_unqualified_name;
 
-        /// The default of the `xml_namespace` setting (`x-xml-namespace.default`).
-        pub const XML_NAMESPACE_DEFAULT: &str = #namespace;
-
         /// The `schemaVersion` every message carries (`info.x-schema-version`).
         pub const SCHEMA_VERSION: &str = #schema_version;
 
-        /// The media types of error bodies (those of `components.responses`), in document order.
-        pub static ERROR_MEDIA: &[core_api_support::MediaType] = &[#(#error_media),*];
+        pub use core_tables::{ERROR_MEDIA, XML_NAMESPACE_DEFAULT};
     })
 }
 

@@ -249,9 +249,39 @@ doctest = false
 core-api-support = { path = "../../crates/core-api-support", version = "0.1.0", default-features = false }
 "#;
 
-/// The `lib.rs` of `generated/core-tables`.
-pub fn crate_lib() -> TokenStream {
-    quote! {
+/// The `lib.rs` of `generated/core-tables`, with the facts of the document both the server and
+/// the client read messages by: the default XML namespace and the media types of error bodies.
+pub fn crate_lib(document: &Document) -> Result<TokenStream> {
+    let namespace = document
+        .raw
+        .pointer("/x-xml-namespace/default")
+        .and_then(Value::as_str)
+        .context("x-xml-namespace.default")?;
+    // The media types of error bodies: those of the shared error answers, in document order.
+    let mut error_media: Vec<String> = Vec::new();
+    let answers = document
+        .raw
+        .pointer("/components/responses")
+        .and_then(Value::as_object)
+        .context("components.responses")?;
+    for answer in answers.values() {
+        for name in answer
+            .get("content")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|content| content.keys())
+        {
+            if !error_media.contains(name) {
+                error_media.push(name.clone());
+            }
+        }
+    }
+    ensure!(
+        error_media.iter().any(|name| name == "application/json"),
+        "components.responses must offer application/json error bodies (the fallback of D-05)"
+    );
+    let error_media = super::server::media_tokens(&error_media)?;
+    Ok(quote! {
         //! The data generated from `openapi/core-v1.yaml` that drives the representation engine
         //! (`core-repr`), shared by the server (`core-api` re-exports it) and the client
         //! (`core-client`), with no server dependency.
@@ -261,5 +291,11 @@ pub fn crate_lib() -> TokenStream {
 
         pub mod operations;
         pub mod tables;
-    }
+
+        /// The default of the `xml_namespace` setting (`x-xml-namespace.default`).
+        pub const XML_NAMESPACE_DEFAULT: &str = #namespace;
+
+        /// The media types of error bodies (those of `components.responses`), in document order.
+        pub static ERROR_MEDIA: &[core_api_support::MediaType] = &[#(#error_media),*];
+    })
 }
