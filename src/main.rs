@@ -59,6 +59,17 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArg,
     },
+    /// Writes what the database holds as a bootstrap document that `import` reads back, ids and
+    /// times kept (a database holding kinds it does not carry yet is refused, naming them).
+    Export {
+        /// The document to write (refused when it exists, unless --force).
+        file: std::path::PathBuf,
+        /// Replace the file when it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
     /// Sets what a role grants.
     Role {
         #[command(subcommand)]
@@ -296,6 +307,11 @@ fn main() -> ExitCode {
                 force,
                 database,
             } => backup(&file, force, database.url()).await,
+            Command::Export {
+                file,
+                force,
+                database,
+            } => export(&file, force, database.url()).await,
             Command::Migrate { from, to } => migrate(&from, &to).await,
             Command::Serve(options) => Ok(serve(options.settings()).await?),
         }
@@ -469,6 +485,19 @@ async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()
         "core-server: imported {} ({} records inserted or updated)",
         file.display(),
         loaded.records
+    ));
+    Ok(())
+}
+
+async fn export(file: &std::path::Path, force: bool, database_url: &str) -> anyhow::Result<()> {
+    let database = Database::connect(database_url).await?;
+    let mut bars = bootstrap::progress::Bars::new();
+    let exported = bootstrap::export::export_file(&database, file, force, &mut bars).await;
+    database.close().await;
+    say(&format!(
+        "core-server: exported {} records into {}",
+        exported?.records,
+        file.display()
     ));
     Ok(())
 }

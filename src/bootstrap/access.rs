@@ -1,54 +1,68 @@
 //! Users, roles and what they grant, and tokens with a known value (for test setups).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, invalid};
+use super::{Bootstrap, BootstrapError, Checks, Loader, given, invalid};
 use crate::{
     auth::{self, Grant},
-    storage::{
-        access::NewToken,
-        import::{self, Owned},
-    },
+    storage::import::{self, Owned, TokenRow},
 };
 
 /// A role.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Role {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The name (`admin` grants every operation by itself).
     pub name: String,
     /// Modules whose operations it grants (`Common`, `CM`, `PIM`, `PEO`, `DAM`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modules: Vec<String>,
     /// Operations it grants, by operation id.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub operations: Vec<String>,
 }
 
 /// A token with a known value: given whole (`token`), or by its selector and the SHA-256 of its
 /// secret (`selector`, `secretSha256`), so that a document need not hold the secret. An import
 /// never revives a token that was revoked.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Token {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The user it acts for.
     pub user: String,
     /// Its roles.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roles: Vec<String>,
     /// The token, `<selector>.<secret>` (16 and at least 32 hexadecimal digits).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     /// Instead of `token`: its selector (16 hexadecimal digits) ...
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
     /// ... and the SHA-256 of its secret (64 lower-case hexadecimal digits).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_sha256: Option<String>,
     /// When it expires (ISO 8601 UTC, `2027-01-31T00:00:00.000Z`); absent: never.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// When it was issued (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When it was revoked (UTC text): a revoked token stays revoked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+    /// When it was last used (UTC text), kept unless a use is recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<String>,
 }
 
 impl Token {
@@ -94,19 +108,29 @@ impl Token {
             _ => Some(("token", "give either token, or selector with secretSha256")),
         }
         .or_else(|| {
-            let expires = self.expires_at.as_deref()?;
-            let valid = crate::local_time::is_utc_millis(expires);
-            (!valid).then_some((
-                "expiresAt",
-                "must be UTC text such as 2027-01-31T00:00:00.000Z",
-            ))
+            let times = [
+                ("expiresAt", &self.expires_at),
+                ("createdAt", &self.created_at),
+                ("revokedAt", &self.revoked_at),
+                ("lastUsedAt", &self.last_used_at),
+            ];
+            let (field, _) = times.into_iter().find(|(_, time)| {
+                time.as_deref()
+                    .is_some_and(|time| !crate::local_time::is_utc_millis(time))
+            })?;
+            Some((field, "must be UTC text such as 2027-01-31T00:00:00.000Z"))
         })
     }
 }
 
 /// Checks that roles grant modules and operations of the document, and the form of tokens.
 pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<(), BootstrapError> {
+    for (index, user) in document.users.iter().enumerate() {
+        let record = format!("users[{index}] ({})", user.name());
+        given(&record, user.id(), &[("createdAt", user.created_at())])?;
+    }
     for (index, role) in document.roles.iter().enumerate() {
+        given(&format!("roles[{index}] ({})", role.name), role.id, &[])?;
         let grants = Grant::list(&role.modules, &role.operations);
         if let Some(grant) = grants.iter().find(|grant| !grant.names_something()) {
             return Err(invalid(
@@ -117,13 +141,11 @@ pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<()
         }
     }
     for (index, token) in document.tokens.iter().enumerate() {
+        let record = format!("tokens[{index}] (user {})", token.user);
         if let Some((field, fault)) = token.fault() {
-            return Err(invalid(
-                format!("tokens[{index}] (user {})", token.user),
-                field,
-                fault,
-            ));
+            return Err(invalid(record, field, fault));
         }
+        given(&record, token.id, &[])?;
     }
     Ok(())
 }
@@ -132,7 +154,9 @@ impl Loader<'_, '_> {
     /// Stores the users, the roles with their grants (replaced) and the tokens.
     pub(super) async fn access(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
         for user in &document.users {
-            self.user(user).await?;
+            let created_at = user.created_at().unwrap_or(&self.now).to_string();
+            import::insert_user(self.transaction, user.id(), user.name(), &created_at).await?;
+            self.loaded.records += 1;
         }
         for role in &document.roles {
             self.role(role).await?;
@@ -152,7 +176,7 @@ impl Loader<'_, '_> {
 
     /// Replaces what a role grants.
     async fn role(&mut self, role: &Role) -> Result<(), BootstrapError> {
-        let role_id = auth::ensure_role(self.transaction, &role.name).await?;
+        let role_id = import::insert_role(self.transaction, role.id, &role.name).await?;
         self.loaded.records += 1;
         import::clear(self.transaction, Owned::RoleGrants, role_id).await?;
         let grants = Grant::list(&role.modules, &role.operations);
@@ -165,14 +189,19 @@ impl Loader<'_, '_> {
         // `check` made sure that both are there.
         let selector = token.selector().unwrap_or_default();
         let secret_hash = token.secret_hash().unwrap_or_default();
-        let row = NewToken {
+        let row = TokenRow {
+            id: token.id,
             selector,
             secret_hash: &secret_hash,
             user_id,
-            created_at: &self.now,
+            created_at: token.created_at.as_deref().unwrap_or(&self.now),
             expires_at: token.expires_at.as_deref(),
+            revoked_at: token.revoked_at.as_deref(),
         };
         let token_id = import::upsert_token(self.transaction, &row).await?;
+        if let Some(used) = &token.last_used_at {
+            import::token_used(self.transaction, token_id, used).await?;
+        }
         import::clear(self.transaction, Owned::TokenRoles, token_id).await?;
         auth::add_token_roles(self.transaction, token_id, &token.roles).await?;
         Ok(())

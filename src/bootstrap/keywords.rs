@@ -5,22 +5,33 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use core_api::tables;
 use core_api_support::Field;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits_field, invalid};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits_field, given, invalid};
 use crate::storage::import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Keyword {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// `/`-separated, such as `/Materials/Cotton`; the parent is the path without its last segment.
     pub path: String,
+    /// Its place among its siblings (`orderNumber`), kept when new; absent: after the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub order_number: Option<i64>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
     /// Localized names, by locale tid (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub names: BTreeMap<String, String>,
     /// Linked assets, by `tid` (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assets: Vec<String>,
 }
 
@@ -90,6 +101,14 @@ fn check_one(keyword: &Keyword, limits: &Limits) -> Result<(), BootstrapError> {
         fits_field("", "names", localized, limits.name)?;
         fits_field("", "names", loc, limits.loc)?;
     }
+    if keyword.order_number.is_some_and(|order| order < 1) {
+        return Err(invalid(String::new(), "orderNumber", "must be 1 or more"));
+    }
+    given(
+        "",
+        keyword.id,
+        &[("createdAt", keyword.created_at.as_deref())],
+    )?;
     counted("", "names", keyword.names.len(), (&tables::NAME, "itm"), 1)
 }
 
@@ -178,6 +197,9 @@ impl Loader<'_, '_> {
             .map(|(position, &index)| {
                 let path = keywords[index].path.as_str();
                 KeywordRow {
+                    id: keywords[index].id,
+                    order_number: keywords[index].order_number,
+                    created_at: keywords[index].created_at.as_deref(),
                     parent_id: match parents[index] {
                         Parent::Root => None,
                         Parent::Declared(parent) => Some(ids[parent]),

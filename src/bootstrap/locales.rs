@@ -2,15 +2,19 @@
 
 use core_api::tables;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid};
+use super::{Bootstrap, BootstrapError, Checks, Loader, fits, given, invalid, is_false};
 use crate::storage::import::{self, LocaleRow};
 
 /// A locale.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Locale {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// `<language>_<COUNTRY>`, such as `de_DE`.
     pub tid: String,
     /// The language code (`de`).
@@ -20,22 +24,22 @@ pub struct Locale {
     /// The display name.
     pub name: String,
     /// A content locale.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub content_locale: bool,
     /// The default content locale.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub default_content_locale: bool,
     /// A frontend locale.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub frontend_locale: bool,
     /// The default frontend locale.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub default_frontend_locale: bool,
     /// The date format (`config` `dateFormat`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_format: Option<String>,
     /// Whether custom date formats are enabled.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub custom_date_formats_enabled: bool,
 }
 
@@ -64,6 +68,7 @@ pub(super) fn check<'d>(
         ] {
             fits(&record, field, value, &tables::LOCALE, field)?;
         }
+        given(&record, locale.id, &[])?;
         checks.unique("locales", &locale.tid, record)?;
     }
     Ok(())
@@ -75,6 +80,7 @@ impl Loader<'_, '_> {
         for locale in &document.locales {
             self.progress.advance(1);
             let row = LocaleRow {
+                id: locale.id,
                 tid: &locale.tid,
                 language: &locale.language,
                 country: &locale.country,

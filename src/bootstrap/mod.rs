@@ -16,8 +16,6 @@ use std::{
     path::Path,
 };
 
-use core_api::tables;
-use core_api_support::{Field, Schema};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use sqlx::{Any, Transaction};
@@ -25,7 +23,6 @@ use sqlx::{Any, Transaction};
 use self::progress::{Progress, Silent};
 use crate::{
     auth,
-    repr::{DecodeError, constraints},
     storage::{
         Database,
         import::{self, Lookup},
@@ -38,9 +35,12 @@ mod assets;
 mod briefings;
 mod channels;
 mod classifications;
+pub mod export;
+mod fields;
 mod glossaries;
 mod keywords;
 mod locales;
+mod messages;
 mod peos;
 mod products;
 pub mod progress;
@@ -55,10 +55,14 @@ pub use classifications::{Classification, ClassificationNode, DomainValue, NodeA
 pub use glossaries::{Glossary, GlossaryEntry, Translation};
 pub use keywords::Keyword;
 pub use locales::Locale;
+pub use messages::Message;
 pub use peos::Peo;
 pub use products::{Product, ProductAsset};
 pub use registry::AttributeDefinition;
 pub use version::FORMAT_VERSION;
+
+pub use fields::{Named, NamedRecord};
+use fields::{counted, fits, fits_field, given, identifier, invalid, is_false, name, non_empty};
 
 /// A bootstrap document.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -81,7 +85,7 @@ pub struct Bootstrap {
     pub attribute_definitions: Vec<AttributeDefinition>,
     /// Channel types, by name (the values of a channel's `type`).
     #[serde(default)]
-    pub channel_types: Vec<String>,
+    pub channel_types: Vec<Named>,
     /// Attribute definitions (by `tid`) registered for channels: only these can be saved in a
     /// channel's `vals`.
     #[serde(default)]
@@ -114,13 +118,16 @@ pub struct Bootstrap {
     pub briefings: Vec<Briefing>,
     /// Users, by name.
     #[serde(default)]
-    pub users: Vec<String>,
+    pub users: Vec<Named>,
     /// Roles and what they grant, by name.
     #[serde(default)]
     pub roles: Vec<Role>,
     /// Tokens with a known value, for test setups (`<selector>.<secret>`; only its hash is kept).
     #[serde(default)]
     pub tokens: Vec<Token>,
+    /// Messages sent with `messages/persist`, by `tid` (never changed once stored).
+    #[serde(default)]
+    pub messages: Vec<Message>,
 }
 
 /// Why a document could not be loaded. Nothing was changed.
@@ -303,6 +310,7 @@ pub async fn load_reporting(
     let loaded = loader.loaded;
     import::narrow_cache(&mut transaction).await?;
     written?;
+    transfer::continue_after_ids(&mut transaction).await?;
     if loaded.records >= ANALYZED_LOAD {
         transfer::analyze(&mut transaction).await?;
     }
@@ -325,7 +333,8 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
     products::check(document, &mut checks)?;
     keywords::check(document, &mut checks)?;
     briefings::check(document, &mut checks)?;
-    access::check(document, &mut checks)
+    access::check(document, &mut checks)?;
+    messages::check(document, &mut checks)
 }
 
 /// What the checks of the record kinds share: the identities declared so far, and what the
@@ -403,86 +412,6 @@ impl<'d> Checks<'d> {
     }
 }
 
-fn invalid(record: String, field: &str, problem: impl Into<String>) -> BootstrapError {
-    BootstrapError::Invalid {
-        record,
-        field: field.to_string(),
-        problem: problem.into(),
-    }
-}
-
-fn non_empty(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
-    if value.trim().is_empty() {
-        return Err(invalid(record.to_string(), field, "must not be empty"));
-    }
-    Ok(())
-}
-
-/// Holds a string to the limits of the field of the document it is answered in (D-56):
-/// `property` of `schema`.
-fn fits(
-    record: &str,
-    field: &str,
-    value: &str,
-    schema: &'static Schema,
-    property: &str,
-) -> Result<(), BootstrapError> {
-    fits_field(record, field, value, schema.field(property))
-}
-
-/// Holds a string to limits looked up beforehand: [`fits`] for a loop over many records.
-fn fits_field(
-    record: &str,
-    field: &str,
-    value: &str,
-    limits: Option<&'static Field>,
-) -> Result<(), BootstrapError> {
-    let Some(limits) = limits else {
-        return Ok(());
-    };
-    match constraints::text(limits, value) {
-        Some(problem) => Err(invalid(
-            record.to_string(),
-            field,
-            DecodeError::whole(problem).to_string(),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Holds a list to the `maxItems` of the list of the document it is answered in (D-37):
-/// `property` of `schema`, with `extra` entries the answer adds (a default name).
-fn counted(
-    record: &str,
-    field: &str,
-    count: usize,
-    (schema, property): (&'static Schema, &str),
-    extra: usize,
-) -> Result<(), BootstrapError> {
-    let most = schema
-        .field(property)
-        .and_then(|limits| limits.max_items)
-        .map_or(usize::MAX, |most| most as usize);
-    if count + extra > most {
-        return Err(invalid(
-            record.to_string(),
-            field,
-            format!("holds {count} entries; an answer lists at most {most}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Holds an identifier without a field of its own in answers to the limits of a `tid`.
-fn identifier(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
-    fits(record, field, value, &tables::RESPONSE_TYPE, "tid")
-}
-
-/// Holds a localized name (a `name`'s `itm`) to its limits.
-fn name(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
-    fits(record, field, value, &tables::NAME_ITM, "value")
-}
-
 /// Writes a checked document inside one transaction, kind by kind.
 struct Loader<'t, 'c> {
     transaction: &'t mut Transaction<'c, Any>,
@@ -542,6 +471,10 @@ impl Loader<'_, '_> {
         let access = document.users.len() + document.roles.len() + document.tokens.len();
         self.progress.start("access", count(access));
         self.access(document).await?;
+        self.progress.finish();
+        self.progress
+            .start("messages", count(document.messages.len()));
+        self.messages(document).await?;
         self.progress.finish();
         Ok(())
     }

@@ -4,23 +4,32 @@
 use core_api::tables;
 use core_api_support::Kind;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, identifier, invalid, non_empty};
-use crate::storage::import;
+use super::{
+    Bootstrap, BootstrapError, Checks, Loader, fits, given, identifier, invalid, non_empty,
+};
+use crate::storage::import::{self, DefinitionRow};
 
 /// An attribute definition.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AttributeDefinition {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier (a node attribute's `key`, a product link type).
     pub tid: String,
     /// One of `text`, `date`, `number`, `boolean`, `ref`, `table`.
     #[serde(rename = "type")]
     pub type_: String,
     /// As a product link type: how many assets a product may link with it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cardinality: Option<i64>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
 }
 /// The attribute definition types, as the document lists them (`AttributeDefinitionsQuery.types`).
 fn attribute_types() -> &'static [&'static str] {
@@ -72,15 +81,22 @@ pub(super) fn check<'d>(
         {
             return Err(invalid(record, "cardinality", "must be at least 1"));
         }
+        given(
+            &record,
+            definition.id,
+            &[("createdAt", definition.created_at.as_deref())],
+        )?;
         non_empty(&record, "tid", &definition.tid)?;
         fits(&record, "tid", &definition.tid, &tables::ATTR, "key")?;
         checks.unique("attributeDefinitions", &definition.tid, record)?;
     }
-    for (index, name) in document.channel_types.iter().enumerate() {
+    for (index, channel_type) in document.channel_types.iter().enumerate() {
+        let record = format!("channelTypes[{index}]");
+        given(&record, channel_type.id(), &[])?;
         fits(
-            &format!("channelTypes[{index}]"),
+            &record,
             "name",
-            name,
+            channel_type.name(),
             &tables::PROJECT,
             "type",
         )?;
@@ -105,18 +121,19 @@ impl Loader<'_, '_> {
             self.loaded.records += 1;
         }
         for definition in &document.attribute_definitions {
-            import::upsert_definition(
-                self.transaction,
-                &definition.tid,
-                &definition.type_,
-                definition.cardinality,
-                &self.now,
-            )
-            .await?;
+            let row = DefinitionRow {
+                id: definition.id,
+                tid: &definition.tid,
+                type_: &definition.type_,
+                cardinality: definition.cardinality,
+                created_at: definition.created_at.as_deref().unwrap_or(&self.now),
+            };
+            import::upsert_definition(self.transaction, &row).await?;
             self.loaded.records += 1;
         }
-        for name in &document.channel_types {
-            import::insert_channel_type(self.transaction, name).await?;
+        for channel_type in &document.channel_types {
+            import::insert_channel_type(self.transaction, channel_type.id(), channel_type.name())
+                .await?;
             self.loaded.records += 1;
         }
         for tid in &document.channel_attributes {

@@ -8,7 +8,7 @@ use super::{Bootstrap, BootstrapError, invalid};
 /// The version of the format this core-server reads and writes: a document of a newer version is
 /// refused whole, before any of it is written, since its records may mean what this version
 /// cannot say.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Reads a document's text. A newer version is refused naming the file, also when the document
 /// is not this version's shape (its new fields would otherwise be refused as unknown, which says

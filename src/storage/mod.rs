@@ -19,6 +19,7 @@ pub(crate) mod channels;
 pub(crate) mod classifications;
 pub(crate) mod components;
 pub(crate) mod definitions;
+pub(crate) mod export;
 pub(crate) mod flag;
 pub(crate) mod glossary;
 pub(crate) mod idempotency;

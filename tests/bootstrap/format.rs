@@ -110,7 +110,7 @@ async fn refuses_a_newer_format_version() {
     let locale = json!({"tid": "sv_SE", "language": "sv", "country": "SE", "name": "Svenska"});
     let newer = write(
         &folder,
-        &json!({"formatVersion": 2, "locales": [locale], "futureKind": [{}]}),
+        &json!({"formatVersion": 3, "locales": [locale], "futureKind": [{}]}),
     );
     let error = bootstrap::load_file(&database, &newer)
         .await
@@ -118,7 +118,7 @@ async fn refuses_a_newer_format_version() {
     assert_eq!(
         error.to_string(),
         format!(
-            "{}: written in format version 2, and this core-server reads versions up to 1: \
+            "{}: written in format version 3, and this core-server reads versions up to 2: \
              import it with a newer core-server",
             newer.display()
         )

@@ -18,6 +18,7 @@ mod common;
 mod conformance;
 mod dam;
 mod examples;
+mod export;
 mod http;
 mod idempotency;
 mod limits;

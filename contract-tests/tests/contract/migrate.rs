@@ -78,7 +78,7 @@ async fn migrate_and_compare(from: &str, to: &str) {
 
 /// What no operation reads but the operator's commands print: every token (user, roles,
 /// expiry, last use, revocation) and every message.
-async fn operator_view(database: &Database) -> String {
+pub(crate) async fn operator_view(database: &Database) -> String {
     let tokens = core_server::auth::list(database).await.expect("the tokens");
     let messages = core_server::modules::list_messages(database, None, None)
         .await
@@ -92,7 +92,7 @@ async fn operator_view(database: &Database) -> String {
 }
 
 /// A URL of an empty database on the backend `like` names (an SQLite file of its own).
-async fn empty_database(like: &str) -> String {
+pub(crate) async fn empty_database(like: &str) -> String {
     if like.starts_with("postgres") {
         core_server::testing::fresh_postgres_schema(like)
             .await
@@ -245,7 +245,7 @@ async fn reads(server: &TestServer) -> Vec<(String, String)> {
 }
 
 /// The representations an operation answers in (JSON alone for the JSON-only ones).
-fn representations(operation: &Operation) -> Vec<Representation> {
+pub(crate) fn representations(operation: &Operation) -> Vec<Representation> {
     operation
         .response
         .media
@@ -256,7 +256,7 @@ fn representations(operation: &Operation) -> Vec<Representation> {
 
 /// An answer as compared: status, media type and body, the time it was answered at
 /// (`messageTime`) left out.
-fn shown(answer: &Answer) -> String {
+pub(crate) fn shown(answer: &Answer) -> String {
     let mut text = answer.text.clone();
     let mut from = 0;
     while let Some(found) = text[from..].find("messageTime") {

@@ -36,9 +36,19 @@ macro_rules! twice {
     };
 }
 
-/// A keyword to store unless its path is stored (written as `{"p", "n", "path", "i"}`).
+/// A keyword to store unless its path is stored (written as `{"p", "n", "path", "i", "x", "o",
+/// "c"}`).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub(crate) struct KeywordRow<'d> {
+    /// The id it keeps; none: the next one.
+    #[serde(rename = "x")]
+    pub id: Option<i64>,
+    /// Its order number among its siblings; none: after the last.
+    #[serde(rename = "o")]
+    pub order_number: Option<i64>,
+    /// When it was created; none: now.
+    #[serde(rename = "c")]
+    pub created_at: Option<&'d str>,
     /// Its parent's id; none for a root.
     #[serde(rename = "p")]
     pub parent_id: Option<i64>,
@@ -126,15 +136,16 @@ async fn store_new_keywords(
         Backend::Sqlite => {
             for rows in rows.chunks(BOUND_ROWS) {
                 let mut insert = sqlx::query(sql!(sqlite: concat!(
-                    "INSERT INTO keywords (parent_id, name, path, order_number, created_at, \
-                     sort_key) SELECT q.p, q.n, q.path, q.o, ?, COALESCE((SELECT k.sort_key \
-                     FROM keywords k WHERE k.id = q.p), '') || ",
+                    "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, \
+                     sort_key) SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, ?), \
+                     COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
                     segment!(sqlite, "q.o", "q.n"),
-                    " FROM (SELECT r.p, r.n, r.path, COALESCE((SELECT \
+                    " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.g, COALESCE((SELECT \
                      MAX(k.order_number) FROM keywords k WHERE k.parent_id IS r.p), 0) \
-                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o FROM (SELECT \
-                     column1 AS p, column2 AS n, column3 AS path, column4 AS i FROM (VALUES ",
-                    bound_rows!("(?,?,?,?)"),
+                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i)) AS o FROM (SELECT \
+                     column1 AS p, column2 AS n, column3 AS path, column4 AS i, column5 AS x, \
+                     column6 AS g, column7 AS c FROM (VALUES ",
+                    bound_rows!("(?,?,?,?,?,?,?)"),
                     ")) r WHERE r.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM keywords k \
                      WHERE k.path = r.path)) q WHERE true ON CONFLICT (path) DO NOTHING"
                 )))
@@ -144,22 +155,26 @@ async fn store_new_keywords(
                         .bind(row.parent_id)
                         .bind(row.name)
                         .bind(row.path)
-                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX));
+                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX))
+                        .bind(row.id)
+                        .bind(row.order_number)
+                        .bind(row.created_at);
                 }
-                padded(insert, rows.len(), 4).execute(&mut **load).await?;
+                padded(insert, rows.len(), 7).execute(&mut **load).await?;
             }
         }
         Backend::Postgres => {
             let insert = sql!(postgres: concat!(
-                "INSERT INTO keywords (parent_id, name, path, order_number, created_at, sort_key) \
-                 SELECT q.p, q.n, q.path, q.o, $2, COALESCE((SELECT k.sort_key FROM keywords k \
-                 WHERE k.id = q.p), '') || ",
+                "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, sort_key) \
+                 SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, $2), COALESCE((SELECT k.sort_key \
+                 FROM keywords k WHERE k.id = q.p), '') || ",
                 segment!(postgres, "q.o", "q.n"),
-                " FROM (SELECT r.p, r.n, r.path, COALESCE(CASE WHEN r.p IS NULL \
+                " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.o, COALESCE(CASE WHEN r.p IS NULL \
                  THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
                  ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i) AS o \
-                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, i BIGINT) \
+                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i)) AS o \
+                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, \
+                 i BIGINT, x BIGINT, o BIGINT, c TEXT) \
                  WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
                  ON CONFLICT (path) DO NOTHING"
             ));

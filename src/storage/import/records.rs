@@ -8,6 +8,8 @@ use super::Load;
 /// A locale (`tid` `<language>_<COUNTRY>`).
 #[derive(Debug)]
 pub(crate) struct LocaleRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) tid: &'a str,
     pub(crate) language: &'a str,
     pub(crate) country: &'a str,
@@ -26,9 +28,9 @@ pub(crate) async fn upsert_locale(
     row: &LocaleRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO locales (tid, language, country, name, content_locale, default_content_locale, \
+        sql!("INSERT INTO locales (id, tid, language, country, name, content_locale, default_content_locale, \
          frontend_locale, default_frontend_locale, date_format, custom_date_formats_enabled) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tid) DO UPDATE SET \
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tid) DO UPDATE SET \
          language = excluded.language, country = excluded.country, name = excluded.name, \
          content_locale = excluded.content_locale, default_content_locale = excluded.default_content_locale, \
          frontend_locale = excluded.frontend_locale, default_frontend_locale = excluded.default_frontend_locale, \
@@ -44,6 +46,7 @@ pub(crate) async fn upsert_locale(
     .bind(row.default_frontend_locale)
     .bind(row.date_format)
     .bind(row.custom_date_formats_enabled)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -66,32 +69,47 @@ pub(crate) async fn upsert_component(
     Ok(())
 }
 
-/// Upserts an attribute definition (a product link type when it has a cardinality).
+/// An attribute definition (a product link type when it has a cardinality).
+#[derive(Debug)]
+pub(crate) struct DefinitionRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) tid: &'a str,
+    pub(crate) type_: &'a str,
+    pub(crate) cardinality: Option<i64>,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+}
+
+/// Upserts an attribute definition.
 pub(crate) async fn upsert_definition(
     load: Load<'_, '_>,
-    tid: &str,
-    type_: &str,
-    cardinality: Option<i64>,
-    now: &str,
+    row: &DefinitionRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO attribute_definitions (tid, type, cardinality, created_at) VALUES ($1, $2, $3, $4) \
+        sql!("INSERT INTO attribute_definitions (id, tid, type, cardinality, created_at) VALUES ($5, $1, $2, $3, $4) \
          ON CONFLICT (tid) DO UPDATE SET type = excluded.type, cardinality = excluded.cardinality"),
     )
-    .bind(tid)
-    .bind(type_)
-    .bind(cardinality)
-    .bind(now)
+    .bind(row.tid)
+    .bind(row.type_)
+    .bind(row.cardinality)
+    .bind(row.created_at)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
 }
 
-/// Stores a channel type (kept when it is).
-pub(crate) async fn insert_channel_type(load: Load<'_, '_>, name: &str) -> Result<(), sqlx::Error> {
+/// Stores a channel type (kept when it is), with the id it keeps when new (none: the next one).
+pub(crate) async fn insert_channel_type(
+    load: Load<'_, '_>,
+    id: Option<i64>,
+    name: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO channel_types (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+        "INSERT INTO channel_types (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
     ))
+    .bind(id)
     .bind(name)
     .execute(&mut **load)
     .await?;
@@ -113,26 +131,101 @@ pub(crate) async fn insert_channel_attribute(
     Ok(())
 }
 
+/// Stores a user (kept when it is), with the id and creation time it keeps when new; its id.
+pub(crate) async fn insert_user(
+    load: Load<'_, '_>,
+    id: Option<i64>,
+    name: &str,
+    created_at: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING"
+    ))
+    .bind(id)
+    .bind(name)
+    .bind(created_at)
+    .execute(&mut **load)
+    .await?;
+    sqlx::query_scalar(sql!("SELECT id FROM users WHERE name = $1"))
+        .bind(name)
+        .fetch_one(&mut **load)
+        .await
+}
+
+/// Stores a role (kept when it is), with the id it keeps when new; its id.
+pub(crate) async fn insert_role(
+    load: Load<'_, '_>,
+    id: Option<i64>,
+    name: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO roles (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"
+    ))
+    .bind(id)
+    .bind(name)
+    .execute(&mut **load)
+    .await?;
+    sqlx::query_scalar(sql!("SELECT id FROM roles WHERE name = $1"))
+        .bind(name)
+        .fetch_one(&mut **load)
+        .await
+}
+
+/// A token as a document gives it: by the hash of its secret.
+#[derive(Debug)]
+pub(crate) struct TokenRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) selector: &'a str,
+    pub(crate) secret_hash: &'a str,
+    pub(crate) user_id: i64,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+    pub(crate) expires_at: Option<&'a str>,
+    /// When it was revoked: a revocation is kept, and never undone.
+    pub(crate) revoked_at: Option<&'a str>,
+}
+
 /// Upserts a token, given its selector and the hash of its secret; its id. A revoked token
 /// stays revoked: an import never revives one.
 pub(crate) async fn upsert_token(
     load: Load<'_, '_>,
-    token: &super::super::access::NewToken<'_>,
+    token: &TokenRow<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO tokens (selector, secret_hash, user_id, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5) \
+        "INSERT INTO tokens (id, selector, secret_hash, user_id, created_at, expires_at, revoked_at) \
+         VALUES ($6, $1, $2, $3, $4, $5, $7) \
          ON CONFLICT (selector) DO UPDATE SET secret_hash = excluded.secret_hash, \
-         user_id = excluded.user_id, expires_at = excluded.expires_at RETURNING id"
+         user_id = excluded.user_id, expires_at = excluded.expires_at, \
+         revoked_at = COALESCE(tokens.revoked_at, excluded.revoked_at) RETURNING id"
     ))
     .bind(token.selector)
     .bind(token.secret_hash)
     .bind(token.user_id)
     .bind(token.created_at)
     .bind(token.expires_at)
+    .bind(token.id)
+    .bind(token.revoked_at)
     .fetch_one(&mut **load)
     .await?
     .try_get("id")
+}
+
+/// Records when a token was last used, unless a use is recorded already.
+pub(crate) async fn token_used(
+    load: Load<'_, '_>,
+    token_id: i64,
+    last_used_at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO token_uses (token_id, last_used_at) VALUES ($1, $2) \
+         ON CONFLICT (token_id) DO NOTHING"
+    ))
+    .bind(token_id)
+    .bind(last_used_at)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
 }
 
 /// Upserts an asset.
@@ -229,6 +322,53 @@ pub(crate) async fn upsert_preview(
     .bind(Vec::<u8>::new())
     .bind(size)
     .bind(etag)
+    .execute(&mut **load)
+    .await?;
+    Ok(())
+}
+
+/// A message as a document gives it.
+#[derive(Debug)]
+pub(crate) struct MessageRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) tid: Option<&'a str>,
+    pub(crate) subject: Option<&'a str>,
+    pub(crate) body: Option<&'a str>,
+    pub(crate) severity: Option<&'a str>,
+    pub(crate) recipient_user: Option<&'a str>,
+    pub(crate) recipient_role: Option<&'a str>,
+    pub(crate) sender_application: Option<&'a str>,
+    pub(crate) sender_plugin: Option<&'a str>,
+    /// Free key/value pairs, as a JSON object.
+    pub(crate) parameters: Option<String>,
+    /// When it was sent.
+    pub(crate) created_at: &'a str,
+    pub(crate) sender_user: Option<&'a str>,
+}
+
+/// Stores a message unless its tid is stored (a message is never changed once sent).
+pub(crate) async fn insert_message(
+    load: Load<'_, '_>,
+    row: &MessageRow<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sql!(
+        "INSERT INTO messages (id, tid, subject, body, severity, recipient_user, recipient_role, \
+         sender_application, sender_plugin, parameters, created_at, sender_user) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (tid) DO NOTHING"
+    ))
+    .bind(row.id)
+    .bind(row.tid)
+    .bind(row.subject)
+    .bind(row.body)
+    .bind(row.severity)
+    .bind(row.recipient_user)
+    .bind(row.recipient_role)
+    .bind(row.sender_application)
+    .bind(row.sender_plugin)
+    .bind(row.parameters.as_deref())
+    .bind(row.created_at)
+    .bind(row.sender_user)
     .execute(&mut **load)
     .await?;
     Ok(())

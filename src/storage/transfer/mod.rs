@@ -107,8 +107,26 @@ pub(crate) async fn analyze(connection: &mut AnyConnection) -> Result<(), sqlx::
     Ok(())
 }
 
+/// Sets every sequence after the largest id of its table, when that is past it: an import of
+/// records with their ids (an export) writes ids no sequence handed out. SQLite's
+/// `AUTOINCREMENT` does it by itself; on PostgreSQL the function of migration 0015 does it.
+pub(crate) async fn continue_after_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    if backend_of(connection) == Backend::Postgres {
+        for table in TABLES.iter().filter(|table| table.identity) {
+            sqlx::query(sql!(postgres: "SELECT continue_sequence($1)"))
+                .bind(table.name)
+                .execute(&mut *connection)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
 /// The rows of a table.
-async fn count(connection: &mut AnyConnection, table: &Table) -> Result<u64, sqlx::Error> {
+pub(crate) async fn count(
+    connection: &mut AnyConnection,
+    table: &Table,
+) -> Result<u64, sqlx::Error> {
     let count: i64 = sqlx::query_scalar(table.count)
         .fetch_one(connection)
         .await?;
