@@ -4,57 +4,74 @@ use std::path::{Component, Path, PathBuf};
 
 use base64::Engine;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
+use super::{Bootstrap, BootstrapError, Checks, Loader, given, identifier, invalid, non_empty};
 use crate::storage::{
     binaries,
-    import::{self, Lookup, VersionRow},
+    import::{self, AssetRow, Lookup, VersionRow},
 };
 
 /// An asset.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Asset {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier.
     pub tid: String,
     /// The name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Its path (shown as the text of a channel's asset link).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When it was last changed (UTC text); absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_at: Option<String>,
     /// Roles it is restricted to (none: everybody).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restricted_to: Vec<String>,
     /// Its versions, by `versionNumber`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<AssetVersion>,
 }
 
 /// A version of an asset, with its binary and previews.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssetVersion {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The version number.
     pub version_number: i64,
     /// The version's own identifier.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tid: Option<String>,
     /// The media type of the binary.
     pub media_type: String,
     /// The file name offered with the binary.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_name: Option<String>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
     /// The binary.
     pub content: Content,
     /// Previews, by `format`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previews: Vec<Preview>,
 }
 
 /// A preview of an asset version.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Preview {
     /// The preview type, as asked for by `format`.
@@ -66,7 +83,7 @@ pub struct Preview {
 }
 
 /// Binary content: a file next to the document, or inline base64.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum Content {
     /// A path relative to the document's folder, inside it: no absolute path, no `..`, no
@@ -86,10 +103,23 @@ pub(super) fn check<'d>(
         non_empty(&record, "tid", &asset.tid)?;
         identifier(&record, "tid", &asset.tid)?;
         checks.unique("assets", &asset.tid, record.clone())?;
+        given(
+            &record,
+            asset.id,
+            &[
+                ("createdAt", asset.created_at.as_deref()),
+                ("modifiedAt", asset.modified_at.as_deref()),
+            ],
+        )?;
         checks.known_roles(&record, &asset.restricted_to)?;
         let mut numbers = std::collections::HashSet::new();
         for (version_index, version) in asset.versions.iter().enumerate() {
             let record = format!("{record}.versions[{version_index}]");
+            given(
+                &record,
+                version.id,
+                &[("createdAt", version.created_at.as_deref())],
+            )?;
             if version.version_number < 1 || !numbers.insert(version.version_number) {
                 return Err(invalid(
                     record,
@@ -229,26 +259,28 @@ impl Loader<'_, '_> {
         asset: &Asset,
         binaries: &mut std::vec::IntoIter<Binary>,
     ) -> Result<(), BootstrapError> {
-        import::upsert_asset(
-            self.transaction,
-            &asset.tid,
-            asset.name.as_deref(),
-            asset.path.as_deref(),
-            &self.now,
-        )
-        .await?;
+        let row = AssetRow {
+            id: asset.id,
+            tid: &asset.tid,
+            name: asset.name.as_deref(),
+            path: asset.path.as_deref(),
+            created_at: asset.created_at.as_deref().unwrap_or(&self.now),
+            modified_at: asset.modified_at.as_deref().unwrap_or(&self.now),
+        };
+        import::upsert_asset(self.transaction, &row).await?;
         self.loaded.records += 1;
         let asset_id = self.id(Lookup::Asset, &asset.tid).await?;
         self.restrict("asset", asset_id, &asset.restricted_to)
             .await?;
         for version in &asset.versions {
             let row = VersionRow {
+                id: version.id,
                 asset_id,
                 version_number: version.version_number,
                 tid: version.tid.as_deref(),
                 media_type: &version.media_type,
                 file_name: version.file_name.as_deref(),
-                created_at: &self.now,
+                created_at: version.created_at.as_deref().unwrap_or(&self.now),
             };
             let version_id = import::upsert_version(self.transaction, &row).await?;
             let written = self

@@ -5,18 +5,22 @@ use std::collections::BTreeMap;
 
 use core_api::tables;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, fits, invalid};
+use super::{Bootstrap, BootstrapError, Checks, Loader, fits, given, invalid};
 use crate::storage::{
     briefings::{BOX, IMAGE, LAYOUT, PERCENT},
-    import::{self, BoxRow, LayoutRow, Lookup, Owned},
+    import::{self, BoxRow, ImageRow, LayoutRow, Lookup, Owned},
 };
 
 /// The briefing layout of a channel for a module configuration and a locale.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Briefing {
+    /// The id the layout keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The channel, by `tid`.
     pub channel: String,
     /// The briefing module configuration (`briefingModuleCfgTid`).
@@ -26,48 +30,57 @@ pub struct Briefing {
     /// The layout's `id` (a number).
     pub layout: i64,
     /// The layout's `name`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Layout attributes by identifier (`width`, `height`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attributes: BTreeMap<String, String>,
     /// The boxes, in order (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boxes: Vec<BriefingBox>,
 }
 
 /// A box of a briefing layout.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BriefingBox {
+    /// The id the stored box keeps (an export gives it; `id` is the box's key); absent: the
+    /// next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub record_id: Option<i64>,
     /// The box's `id` (a number).
     pub id: i64,
     /// The box's `layer`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
     /// The box's `name`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The box's `type`.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// Box attributes by identifier (`width`, `xpos`, `content_width`, …).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attributes: BTreeMap<String, String>,
     /// Its images, in order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<BriefingImage>,
 }
 
 /// An image of a briefing box.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BriefingImage {
+    /// The id it keeps (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The image's `type` (seen `origin`).
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// Image attributes by identifier (`image_path`, `image_width`, …).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attributes: BTreeMap<String, String>,
 }
 
@@ -76,8 +89,10 @@ pub struct BriefingImage {
 pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<(), BootstrapError> {
     for (index, briefing) in document.briefings.iter().enumerate() {
         let record = format!("briefings[{index}] ({})", briefing.channel);
+        given(&record, briefing.id, &[])?;
         check_attributes(&record, "attributes", &briefing.attributes, &LAYOUT)?;
         for (box_index, item) in briefing.boxes.iter().enumerate() {
+            given(&record, item.record_id, &[])?;
             let field = format!("boxes[{box_index}].attributes");
             check_attributes(&record, &field, &item.attributes, &BOX)?;
             for identifier in PERCENT {
@@ -92,6 +107,7 @@ pub(super) fn check(document: &Bootstrap, _checks: &mut Checks<'_>) -> Result<()
                 }
             }
             for (image_index, image) in item.images.iter().enumerate() {
+                given(&record, image.id, &[])?;
                 let field = format!("boxes[{box_index}].images[{image_index}].attributes");
                 check_attributes(&record, &field, &image.attributes, &IMAGE)?;
             }
@@ -152,6 +168,7 @@ impl Loader<'_, '_> {
         let layout_key = briefing.layout.to_string();
         let attributes = json(&briefing.attributes);
         let row = LayoutRow {
+            id: briefing.id,
             channel_id: channel,
             module_cfg: &briefing.module_cfg,
             locale: &briefing.locale,
@@ -166,6 +183,7 @@ impl Loader<'_, '_> {
             let box_key = item.id.to_string();
             let attributes = json(&item.attributes);
             let row = BoxRow {
+                id: item.record_id,
                 layout_id: layout,
                 box_key: &box_key,
                 layer: item.layer.as_deref(),
@@ -177,14 +195,14 @@ impl Loader<'_, '_> {
             let box_id = import::insert_box(self.transaction, &row).await?;
             for (index, image) in item.images.iter().enumerate() {
                 let attributes = json(&image.attributes);
-                import::insert_image(
-                    self.transaction,
+                let row = ImageRow {
+                    id: image.id,
                     box_id,
-                    image.type_.as_deref(),
-                    index as i64,
-                    &attributes,
-                )
-                .await?;
+                    type_: image.type_.as_deref(),
+                    position: index as i64,
+                    attributes: &attributes,
+                };
+                import::insert_image(self.transaction, &row).await?;
             }
         }
         Ok(())

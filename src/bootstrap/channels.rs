@@ -3,79 +3,93 @@
 
 use core_api::tables;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, non_empty};
+use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, given, invalid, non_empty};
 use crate::storage::import::{self, ChannelRow, Lookup, Owned, ValueRow};
 
 /// A channel (`project`).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Channel {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier.
     pub tid: String,
     /// Its channel type (declared in `channelTypes` or stored).
     #[serde(rename = "type")]
     pub type_: String,
-    /// The parent channel, by `tid` (declared before it, or stored); none for a root.
-    #[serde(default)]
+    /// The parent channel, by `tid` (declared in the document, or stored); none for a root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     /// The name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The order among siblings.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_sequence: Option<i64>,
     /// `meta` `htmlIcon`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html_icon: Option<String>,
     /// `meta` `icon` (a path).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// `meta` `allowedFunctions`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_functions: Vec<String>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When it was last changed (UTC text); absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_at: Option<String>,
     /// Attribute values (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<AttributeValue>,
     /// Linked assets, by `tid` (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assets: Vec<String>,
 }
 
 /// The value of one attribute (a `val`) of a channel or a PEO.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AttributeValue {
     /// The attribute definition, by `tid`.
     pub attr: String,
     /// `multiple` or `localized`; none for a single value.
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// Where the value comes from (seen `PRODUCT`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     /// A node path.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// The data type (seen `text`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_type: Option<String>,
     /// The values: one, several with positions (`multiple`) or one per locale (`localized`).
     pub items: Vec<ValueItem>,
 }
 
 /// One item of a value.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ValueItem {
+    /// The id it keeps (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The text.
     pub value: String,
     /// The position (`multiple`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pos: Option<i64>,
     /// The locale (`localized`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loc: Option<String>,
 }
 
@@ -91,6 +105,14 @@ pub(super) fn check<'d>(
         if let Some(name) = &channel.name {
             fits(&record, "name", name, &tables::PROJECT, "name")?;
         }
+        given(
+            &record,
+            channel.id,
+            &[
+                ("createdAt", channel.created_at.as_deref()),
+                ("modifiedAt", channel.modified_at.as_deref()),
+            ],
+        )?;
         check_values(&record, &channel.values)?;
         counted(
             &record,
@@ -125,9 +147,11 @@ pub(super) fn check_values(record: &str, values: &[AttributeValue]) -> Result<()
 }
 
 impl Loader<'_, '_> {
-    /// Upserts the channels, parents first; a channel's values and asset links are replaced.
+    /// Upserts the channels, parents first (whatever their place in the document); a channel's
+    /// values and asset links are replaced.
     pub(super) async fn channels(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
-        for (index, channel) in document.channels.iter().enumerate() {
+        for index in parents_first(&document.channels) {
+            let channel = &document.channels[index];
             self.progress.advance(1);
             let record = format!("channels[{index}] ({})", channel.tid);
             self.channel(channel, &record)
@@ -157,6 +181,9 @@ impl Loader<'_, '_> {
         let functions =
             (!channel.allowed_functions.is_empty()).then(|| channel.allowed_functions.join(","));
         let row = ChannelRow {
+            id: channel.id,
+            created_at: channel.created_at.as_deref().unwrap_or(&self.now),
+            modified_at: channel.modified_at.as_deref().unwrap_or(&self.now),
             tid: &channel.tid,
             parent_id,
             type_id,
@@ -165,7 +192,6 @@ impl Loader<'_, '_> {
             html_icon: channel.html_icon.as_deref(),
             icon: channel.icon.as_deref(),
             allowed_functions: functions.as_deref(),
-            now: &self.now,
         };
         import::upsert_channel(self.transaction, &row).await?;
         self.loaded.records += 1;
@@ -212,6 +238,7 @@ impl Loader<'_, '_> {
             };
             for item in &value.items {
                 let row = ValueRow {
+                    id: item.id,
                     channel_id: channel,
                     peo_id: peo,
                     definition_id: definition,
@@ -228,6 +255,36 @@ impl Loader<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The indexes of the channels, each after its parent when the document declares the parent
+/// (by depth within the document, in document order at each depth).
+fn parents_first(channels: &[Channel]) -> Vec<usize> {
+    let declared: std::collections::HashMap<&str, usize> = channels
+        .iter()
+        .enumerate()
+        .map(|(index, channel)| (channel.tid.as_str(), index))
+        .collect();
+    let depth = |mut index: usize| {
+        let mut depth = 0;
+        while let Some(&parent) = channels[index]
+            .parent
+            .as_deref()
+            .and_then(|parent| declared.get(parent))
+        {
+            depth += 1;
+            index = parent;
+            // A cycle has no first channel: its channels keep their order, and the load names
+            // the parent it cannot find.
+            if depth > channels.len() {
+                break;
+            }
+        }
+        depth
+    };
+    let mut order: Vec<usize> = (0..channels.len()).collect();
+    order.sort_by_cached_key(|&index| depth(index));
+    order
 }
 
 /// Who owns attribute values.

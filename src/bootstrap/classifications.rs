@@ -4,96 +4,159 @@
 
 use std::collections::BTreeMap;
 
-use crate::storage::import::{self, Lookup, Names, NodeAttributeRow, NodeRow, Owned};
+use crate::storage::import::{
+    self, ClassificationRow, Lookup, Names, NodeAttributeRow, NodeRow, Owned,
+};
 use core_api::tables;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits, invalid, name, non_empty};
+use super::{
+    Bootstrap, BootstrapError, Checks, Loader, counted, fits, given, invalid, is_false, name,
+    non_empty,
+};
 pub(crate) use crate::storage::nodes::MAX_DEPTH;
 
 /// A classification with its nodes.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Classification {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier, which is also its name and its root node's identifier (D-23).
     pub tid: String,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When it was last changed (UTC text); absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_at: Option<String>,
     /// Localized names, by locale tid; the key `""` is the default name (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub names: BTreeMap<String, String>,
-    /// Its nodes, parents before children: the root is `/<tid>` (replaced names, upserted nodes).
-    #[serde(default)]
+    /// Its nodes (parents first, whatever their place in the document): the root is `/<tid>`
+    /// (replaced names, upserted nodes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<ClassificationNode>,
 }
 
 /// A classification node.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClassificationNode {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// `/`-separated, starting with `/<classification tid>`; the parent is the path without its
     /// last segment, and the last segment is the node's identifier.
     pub path: String,
+    /// Its place among the classification's nodes; absent: its place in the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<i64>,
     /// Localized names, by locale tid; the key `""` is the default name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub names: BTreeMap<String, String>,
     /// Its attributes, by attribute definition.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attributes: Vec<NodeAttribute>,
     /// The products classified under it, by `tid` (declared in the document or stored; replaced
-    /// on a second load).
-    #[serde(default)]
-    pub products: Vec<String>,
+    /// on a second load), or with their place among the product's nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub products: Vec<Classified>,
+}
+
+/// A product classified under a node: its `tid` (last among the product's nodes), or, as an
+/// export writes it, with its place among them.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Classified {
+    /// The product's `tid`.
+    Product(String),
+    /// The product's `tid` and the node's place among its nodes.
+    Placed(PlacedProduct),
+}
+
+/// A product with the node's place among its nodes.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlacedProduct {
+    /// The product's `tid`.
+    pub product: String,
+    /// The node's place among the product's nodes.
+    pub position: i64,
+}
+
+impl Classified {
+    /// The product's `tid`.
+    pub fn product(&self) -> &str {
+        match self {
+            Classified::Product(tid) => tid,
+            Classified::Placed(placed) => &placed.product,
+        }
+    }
 }
 
 /// An attribute of a node.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeAttribute {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The attribute definition, by `tid`.
     pub key: String,
     /// Seen `p`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<String>,
     /// `visible` or `not_visible`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inheritance: Option<String>,
     /// Seen `optional`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restriction: Option<String>,
     /// Whether values are per locale.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub localized: bool,
     /// `domainVals@allowNewValue`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_new_value: Option<bool>,
     /// `domainVals@sortDirection` (seen `MANUAL`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_direction: Option<String>,
     /// `domainVals@mode` (seen `FULL`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     /// The default domain value, by its `tid`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_value: Option<String>,
     /// Domain values, in order (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub domain_values: Vec<DomainValue>,
 }
 
 /// A domain value of a node attribute.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DomainValue {
+    /// The id it keeps (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier.
     pub tid: String,
     /// Its texts, by locale tid.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub names: BTreeMap<String, String>,
 }
 
 /// Checks a node: its path, names, and its attributes' keys and domain values.
 fn check_node(record: &str, node: &ClassificationNode) -> Result<(), BootstrapError> {
     fits(record, "path", &node.path, &tables::NODE, "path")?;
+    given(record, node.id, &[])?;
     if node.path.matches('/').count() > MAX_DEPTH {
         return Err(invalid(
             record.to_string(),
@@ -114,6 +177,7 @@ fn check_node(record: &str, node: &ClassificationNode) -> Result<(), BootstrapEr
     )?;
     for attribute in &node.attributes {
         fits(record, "attributes", &attribute.key, &tables::ATTR, "key")?;
+        given(record, attribute.id, &[])?;
         let values = attribute.domain_values.len();
         counted(
             record,
@@ -123,6 +187,7 @@ fn check_node(record: &str, node: &ClassificationNode) -> Result<(), BootstrapEr
             0,
         )?;
         for value in &attribute.domain_values {
+            given(record, value.id, &[])?;
             let texts = value.names.len();
             counted(
                 record,
@@ -175,6 +240,14 @@ pub(super) fn check<'d>(
                 node,
             )?;
         }
+        given(
+            &record,
+            classification.id,
+            &[
+                ("createdAt", classification.created_at.as_deref()),
+                ("modifiedAt", classification.modified_at.as_deref()),
+            ],
+        )?;
         checks.unique("classifications", &classification.tid, record)?;
     }
     Ok(())
@@ -202,16 +275,27 @@ impl Loader<'_, '_> {
         classification: &Classification,
         record: &str,
     ) -> Result<(), BootstrapError> {
-        let id =
-            import::upsert_classification(self.transaction, &classification.tid, &self.now).await?;
+        let row = ClassificationRow {
+            id: classification.id,
+            tid: &classification.tid,
+            created_at: classification.created_at.as_deref().unwrap_or(&self.now),
+            modified_at: classification.modified_at.as_deref().unwrap_or(&self.now),
+        };
+        let id = import::upsert_classification(self.transaction, &row).await?;
         self.loaded.records += 1;
         import::clear(self.transaction, Owned::ClassificationNames, id).await?;
         for (loc, name) in &classification.names {
             import::insert_name(self.transaction, Names::Classification, id, loc, name).await?;
         }
         let root = format!("/{}", classification.tid);
-        for (position, node) in classification.nodes.iter().enumerate() {
-            let record = format!("{record}.nodes[{position}] ({})", node.path);
+        // Parents first, whatever their place in the document: a path is deeper than its
+        // parent's.
+        let mut order: Vec<usize> = (0..classification.nodes.len()).collect();
+        order.sort_by_key(|&index| classification.nodes[index].path.matches('/').count());
+        for index in order {
+            let node = &classification.nodes[index];
+            let position = node.position.unwrap_or(index as i64);
+            let record = format!("{record}.nodes[{index}] ({})", node.path);
             let (parent_path, identifier) = node.path.rsplit_once('/').unwrap_or_default();
             let inside = node.path == root || node.path.starts_with(&format!("{root}/"));
             if !inside || identifier.is_empty() {
@@ -231,18 +315,19 @@ impl Loader<'_, '_> {
                             record,
                             "path",
                             format!(
-                                "the parent node '{parent_path}' is neither declared before it nor stored"
+                                "the parent node '{parent_path}' is neither declared nor stored"
                             ),
                         ));
                     }
                 }
             };
             let row = NodeRow {
+                id: node.id,
                 classification_id: id,
                 parent_id: parent,
                 identifier,
                 path: &node.path,
-                position: position as i64,
+                position,
             };
             let node_id = import::upsert_node(self.transaction, &row).await?;
             self.loaded.records += 1;
@@ -263,15 +348,25 @@ impl Loader<'_, '_> {
     async fn classify(
         &mut self,
         node_id: i64,
-        products: &[String],
+        products: &[Classified],
         record: &str,
     ) -> Result<(), BootstrapError> {
         import::clear(self.transaction, Owned::NodeProducts, node_id).await?;
-        for tid in products {
+        for classified in products {
             let product = self
-                .find(Lookup::Product, tid, record, "products", "a product")
+                .find(
+                    Lookup::Product,
+                    classified.product(),
+                    record,
+                    "products",
+                    "a product",
+                )
                 .await?;
-            import::append_product_node(self.transaction, product, node_id).await?;
+            let position = match classified {
+                Classified::Product(_) => None,
+                Classified::Placed(placed) => Some(placed.position),
+            };
+            import::append_product_node(self.transaction, product, node_id, position).await?;
             self.loaded.records += 1;
         }
         Ok(())
@@ -305,6 +400,7 @@ impl Loader<'_, '_> {
             )
             .await?;
         let row = NodeAttributeRow {
+            id: attribute.id,
             node_id,
             definition_id: definition,
             level: attribute.level.as_deref(),
@@ -322,6 +418,7 @@ impl Loader<'_, '_> {
         for (position, value) in attribute.domain_values.iter().enumerate() {
             let value_id = import::insert_domain_value(
                 self.transaction,
+                value.id,
                 attribute_id,
                 &value.tid,
                 position as i64,

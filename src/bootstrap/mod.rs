@@ -51,7 +51,9 @@ pub use access::{Role, Token};
 pub use assets::{Asset, AssetVersion, Content, Preview};
 pub use briefings::{Briefing, BriefingBox, BriefingImage};
 pub use channels::{AttributeValue, Channel, ValueItem};
-pub use classifications::{Classification, ClassificationNode, DomainValue, NodeAttribute};
+pub use classifications::{
+    Classification, ClassificationNode, Classified, DomainValue, NodeAttribute, PlacedProduct,
+};
 pub use glossaries::{Glossary, GlossaryEntry, Translation};
 pub use keywords::Keyword;
 pub use locales::Locale;
@@ -103,8 +105,8 @@ pub struct Bootstrap {
     /// or stored already.
     #[serde(default)]
     pub keywords: Vec<Keyword>,
-    /// Channels with their values and asset links, by `tid`; a parent comes before its children
-    /// (or is stored already).
+    /// Channels with their values and asset links, by `tid`; a parent is declared in the document
+    /// (before or after its children) or stored already.
     #[serde(default)]
     pub channels: Vec<Channel>,
     /// PEOs with their nodes, channel links and values, by `tid`.
@@ -427,6 +429,12 @@ impl Loader<'_, '_> {
         binaries: &mut std::vec::IntoIter<assets::Binary>,
     ) -> Result<(), BootstrapError> {
         let count = |length: usize| u64::try_from(length).unwrap_or(u64::MAX);
+        // Users and roles first: the records restricted to a role name it, and a role named
+        // before it is declared would take the next id rather than the one declared.
+        let access = document.users.len() + document.roles.len() + document.tokens.len();
+        self.progress.start("access", count(access));
+        self.access(document).await?;
+        self.progress.finish();
         self.progress
             .start("locales", count(document.locales.len()));
         self.locales(document).await?;
@@ -467,10 +475,6 @@ impl Loader<'_, '_> {
         self.progress
             .start("briefings", count(document.briefings.len()));
         self.briefings(document).await?;
-        self.progress.finish();
-        let access = document.users.len() + document.roles.len() + document.tokens.len();
-        self.progress.start("access", count(access));
-        self.access(document).await?;
         self.progress.finish();
         self.progress
             .start("messages", count(document.messages.len()));

@@ -4,44 +4,54 @@
 
 use core_api::tables;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     Bootstrap, BootstrapError, Checks, Loader,
     channels::{AttributeValue, Owner, check_values},
-    counted, fits, non_empty,
+    counted, fits, given, is_false, non_empty,
 };
 use crate::storage::import::{self, Lookup, Owned, PeoRow};
 
 /// A product export option.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Peo {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier.
     pub tid: String,
     /// The product, by `tid` (declared or stored).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
     /// The template name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// The default PEO flag.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub default: bool,
     /// The name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// When it was last changed (UTC text); absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_at: Option<String>,
     /// Node identifiers (`nodes/node`), in order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<String>,
     /// Channels it is linked to, by `tid` (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<String>,
     /// Attribute values (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<AttributeValue>,
     /// Roles it is restricted to (none: everybody).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restricted_to: Vec<String>,
 }
 
@@ -70,6 +80,14 @@ pub(super) fn check<'d>(
             0,
         )?;
         check_values(&record, &peo.values)?;
+        given(
+            &record,
+            peo.id,
+            &[
+                ("createdAt", peo.created_at.as_deref()),
+                ("modifiedAt", peo.modified_at.as_deref()),
+            ],
+        )?;
         checks.unique("peos", &peo.tid, record.clone())?;
         checks.known_roles(&record, &peo.restricted_to)?;
     }
@@ -98,12 +116,14 @@ impl Loader<'_, '_> {
             None => None,
         };
         let row = PeoRow {
+            id: peo.id,
             tid: &peo.tid,
             product_id: product,
             template: peo.template.as_deref(),
             is_default: peo.default,
             name: peo.name.as_deref(),
-            now: &self.now,
+            created_at: peo.created_at.as_deref().unwrap_or(&self.now),
+            modified_at: peo.modified_at.as_deref().unwrap_or(&self.now),
         };
         let id = import::upsert_peo(self.transaction, &row).await?;
         self.loaded.records += 1;

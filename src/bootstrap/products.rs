@@ -1,30 +1,37 @@
 //! Products with their asset links by link type, and access restrictions.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, identifier, invalid, non_empty};
+use super::{Bootstrap, BootstrapError, Checks, Loader, given, identifier, invalid, non_empty};
 use crate::storage::import::{self, Owned};
 
 /// A product.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Product {
+    /// The id it keeps when new (an export gives it); absent: the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub id: Option<i64>,
     /// The identifier.
     pub tid: String,
     /// The name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// When it was created (UTC text), kept when new; absent: the time of the import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
     /// Roles it is restricted to (none: everybody).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restricted_to: Vec<String>,
     /// Its asset links (replaced on a second load).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assets: Vec<ProductAsset>,
 }
 
 /// A link of a product to an asset.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProductAsset {
     /// The asset, by `tid`.
@@ -44,6 +51,11 @@ pub(super) fn check<'d>(
         non_empty(&record, "tid", &product.tid)?;
         identifier(&record, "tid", &product.tid)?;
         checks.unique("products", &product.tid, record.clone())?;
+        given(
+            &record,
+            product.id,
+            &[("createdAt", product.created_at.as_deref())],
+        )?;
         checks.known_roles(&record, &product.restricted_to)?;
         for (link_index, link) in product.assets.iter().enumerate() {
             let record = format!("{record}.assets[{link_index}]");
@@ -84,9 +96,10 @@ impl Loader<'_, '_> {
     async fn product(&mut self, product: &Product) -> Result<(), BootstrapError> {
         let product_id = import::upsert_product(
             self.transaction,
+            product.id,
             &product.tid,
             product.name.as_deref(),
-            &self.now,
+            product.created_at.as_deref().unwrap_or(&self.now),
         )
         .await?;
         self.loaded.records += 1;

@@ -112,7 +112,7 @@ pub(crate) async fn empty_database(like: &str) -> String {
 
 /// Changes the demo through the API: every documented batch request, a keyword tree, and a
 /// glossary entry created and deleted again.
-async fn change(server: &TestServer) {
+pub(crate) async fn change(server: &TestServer) {
     let document = document();
     for operation in core_api::operations::ALL {
         if operation.batch.is_some() {
@@ -162,7 +162,7 @@ async fn created(server: &TestServer) -> i64 {
 
 /// What every read operation answers: a label and the answer (status, media type, body) of each
 /// request, in every response representation the operation lists.
-async fn reads(server: &TestServer) -> Vec<(String, String)> {
+pub(crate) async fn reads(server: &TestServer) -> Vec<(String, String)> {
     let mut requests: Vec<(&'static Operation, Value)> = vec![
         (
             &LOCALES_RETRIEVE,

@@ -8,9 +8,19 @@
 //! export of a database with rows in any other table (but [`NOT_EXPORTED`]) is refused before
 //! anything is written, naming the table, so that an export never leaves data behind silently.
 
+mod assets;
+mod briefings;
+mod channels;
+mod classifications;
+mod glossaries;
 mod kinds;
 
-use std::io::Write;
+pub use assets::Files;
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+};
 
 use serde::Serialize;
 use sqlx::{AnyConnection, Connection};
@@ -32,8 +42,36 @@ pub const CARRIED: &[&str] = &[
     "token_roles",
     "token_uses",
     "locales",
+    "glossaries",
+    "glossary_entries",
+    "glossary_translations",
+    "assets",
+    "asset_versions",
+    "asset_previews",
+    "binary_chunks",
     "keywords",
     "keyword_names",
+    "keyword_assets",
+    "products",
+    "product_assets",
+    "channels",
+    "channel_assets",
+    "peos",
+    "peo_nodes",
+    "peo_channels",
+    "attribute_values",
+    "access_restrictions",
+    "classifications",
+    "classification_names",
+    "classification_nodes",
+    "node_names",
+    "node_attributes",
+    "domain_values",
+    "domain_value_names",
+    "product_nodes",
+    "briefing_layouts",
+    "briefing_boxes",
+    "briefing_images",
     "messages",
     "components",
     "attribute_definitions",
@@ -65,11 +103,22 @@ pub enum ExportError {
         /// The first such table.
         table: &'static str,
     },
-    /// The file exists, and `--force` was not given.
+    /// The file exists, or its binaries' folder holds files, and `--force` was not given.
     #[error("{path} exists; give --force to replace it (nothing was exported)")]
     Exists {
         /// The file.
         path: String,
+    },
+    /// A stored value is not what the service writes (a key that is not a number, text that is
+    /// not the JSON it should be): exporting it would change it.
+    #[error("{table} {id}: {problem}; nothing was exported")]
+    Stored {
+        /// The table.
+        table: &'static str,
+        /// The row's id.
+        id: i64,
+        /// What is wrong.
+        problem: String,
     },
     /// Writing the document failed.
     #[error("cannot write the document: {0}")]
@@ -86,36 +135,68 @@ pub struct Exported {
     pub records: u64,
 }
 
-/// Writes the export to `path` (refused when it exists, unless `force`): into a file of its own
-/// beside it first, renamed to `path` once whole, so that a failed export leaves nothing.
+/// Writes the export to `path` and its binaries into the folder `<path>.files` beside it
+/// (refused when either holds anything, unless `force`): both written under names of their own
+/// first (`.partial`), renamed once whole, so that a failed export leaves nothing.
 pub async fn export_file(
     database: &Database,
-    path: &std::path::Path,
+    path: &Path,
     force: bool,
     progress: &mut dyn Progress,
 ) -> Result<Exported, ExportError> {
-    if path.exists() && !force {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .ok_or_else(|| std::io::Error::other("give the export a file name"))?;
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let reference = format!("{name}.files");
+    let binaries = folder.join(&reference);
+    let holds_files =
+        std::fs::read_dir(&binaries).is_ok_and(|mut entries| entries.next().is_some());
+    if !force && (path.exists() || holds_files) {
+        let taken = if path.exists() { path } else { &binaries };
         return Err(ExportError::Exists {
-            path: path.display().to_string(),
+            path: taken.display().to_string(),
         });
     }
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = std::path::PathBuf::from(partial);
-    let file = std::fs::File::create(&partial)?;
-    let mut out = std::io::BufWriter::new(file);
-    let exported = export(database, &mut out, progress).await;
-    let finished = exported.and_then(|exported| {
-        out.into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?
-            .sync_all()?;
+    let partial = folder.join(format!("{name}.partial"));
+    let partial_files = folder.join(format!("{reference}.partial"));
+    let _ = std::fs::remove_dir_all(&partial_files);
+    let mut files = Files::new(partial_files.clone(), reference);
+    let written = write_file(database, &partial, &mut files, progress).await;
+    let finished = written.and_then(|exported| {
+        if binaries.exists() {
+            std::fs::remove_dir_all(&binaries)?;
+        }
+        if files.made() {
+            std::fs::rename(&partial_files, &binaries)?;
+        }
         std::fs::rename(&partial, path)?;
         Ok(exported)
     });
     if finished.is_err() {
         let _ = std::fs::remove_file(&partial);
+        let _ = std::fs::remove_dir_all(&partial_files);
     }
     finished
+}
+
+/// Writes the export into the file `partial`, synced.
+async fn write_file(
+    database: &Database,
+    partial: &Path,
+    files: &mut Files,
+    progress: &mut dyn Progress,
+) -> Result<Exported, ExportError> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(partial)?);
+    let exported = export(database, &mut out, files, progress).await?;
+    out.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?
+        .sync_all()?;
+    Ok(exported)
 }
 
 /// Writes everything `database` holds to `out` as a bootstrap document, reporting each kind
@@ -123,6 +204,7 @@ pub async fn export_file(
 pub async fn export(
     database: &Database,
     out: &mut dyn Write,
+    files: &mut Files,
     progress: &mut dyn Progress,
 ) -> Result<Exported, ExportError> {
     let mut connection = database.reads().acquire().await?;
@@ -140,11 +222,13 @@ pub async fn export(
         out,
         records: 0,
         in_kind: 0,
+        in_record: 0,
     };
     write!(document.out, "{{\"formatVersion\":{FORMAT_VERSION}")?;
     Kinds {
         connection: &mut snapshot,
         document: &mut document,
+        files,
         progress,
     }
     .write()
@@ -157,12 +241,38 @@ pub async fn export(
     })
 }
 
+/// What a record owns, read for a range of owners.
+pub(crate) trait OwnedBy {
+    /// The owner's id.
+    fn owner(&self) -> i64;
+}
+
+impl OwnedBy for OwnedRow {
+    fn owner(&self) -> i64 {
+        self.owner
+    }
+}
+
+/// Takes the rows of `owner` off the end of `children` (read by owner ascending, then
+/// reversed), dropping those of owners before it (of records the chunk does not hold).
+fn take_own<C: OwnedBy>(children: &mut Vec<C>, owner: i64) -> Vec<C> {
+    let mut own = Vec::new();
+    while let Some(child) = children.pop_if(|child| child.owner() <= owner) {
+        if child.owner() == owner {
+            own.push(child);
+        }
+    }
+    own
+}
+
 /// The document being written: kinds as arrays of one record per line.
 struct Document<'w> {
     out: &'w mut dyn Write,
     records: u64,
     /// Records written in the kind open now.
     in_kind: u64,
+    /// Items written in the list of the record open now (see [`Document::open_record`]).
+    in_record: u64,
 }
 
 impl Document<'_> {
@@ -190,6 +300,41 @@ impl Document<'_> {
         Ok(())
     }
 
+    /// Opens a record of the kind open whose list `field` is long (a glossary's entries): its
+    /// other fields, then the list, written item by item ([`Document::item`]).
+    fn open_record<T: Serialize>(&mut self, header: &T, field: &str) -> Result<(), ExportError> {
+        let mut text = serde_json::to_vec(header).map_err(std::io::Error::from)?;
+        if text.pop() != Some(b'}') {
+            return Err(std::io::Error::other("a record is written as an object").into());
+        }
+        self.out
+            .write_all(if self.in_kind == 0 { b"\n" } else { b",\n" })?;
+        self.out.write_all(&text)?;
+        let separator = if text.len() > 1 { "," } else { "" };
+        write!(self.out, "{separator}\"{field}\":[")?;
+        self.in_kind += 1;
+        self.records += 1;
+        self.in_record = 0;
+        Ok(())
+    }
+
+    /// Writes an item of the list of the record open.
+    fn item<T: Serialize>(&mut self, item: &T) -> Result<(), ExportError> {
+        self.out
+            .write_all(if self.in_record == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *self.out, item).map_err(std::io::Error::from)?;
+        self.in_record += 1;
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Closes the record open.
+    fn close_record(&mut self) -> Result<(), ExportError> {
+        self.out
+            .write_all(if self.in_record == 0 { b"]}" } else { b"\n]}" })?;
+        Ok(())
+    }
+
     /// Closes the array of the kind open.
     fn close(&mut self) -> Result<(), ExportError> {
         self.out
@@ -202,6 +347,7 @@ impl Document<'_> {
 struct Kinds<'a, 'w> {
     connection: &'a mut AnyConnection,
     document: &'a mut Document<'w>,
+    files: &'a mut Files,
     progress: &'a mut dyn Progress,
 }
 
@@ -212,7 +358,14 @@ impl Kinds<'_, '_> {
         self.definitions().await?;
         self.channel_types().await?;
         self.channel_attributes().await?;
+        self.glossaries().await?;
+        self.assets().await?;
+        self.products().await?;
         self.keywords().await?;
+        self.channels().await?;
+        self.peos().await?;
+        self.classifications().await?;
+        self.briefings().await?;
         self.users().await?;
         self.roles().await?;
         self.tokens().await?;
@@ -223,9 +376,9 @@ impl Kinds<'_, '_> {
     async fn chunked<R, T>(
         &mut self,
         kind: Chunked,
-        owned: Option<Owned>,
+        owned: &[Owned],
         id: impl Fn(&R) -> i64,
-        make: impl Fn(R, &mut Vec<OwnedRow>) -> T,
+        make: impl Fn(R, Vec<Vec<OwnedRow>>) -> Result<T, ExportError>,
     ) -> Result<(), ExportError>
     where
         R: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
@@ -237,21 +390,21 @@ impl Kinds<'_, '_> {
             let Some(last) = rows.last().map(&id) else {
                 return Ok(());
             };
-            let mut children = match owned {
-                Some(owned) => export::owned(self.connection, owned, after, last).await?,
-                None => Vec::new(),
-            };
-            // Owned rows come by owner, ascending: each record takes its own off the front.
-            children.reverse();
+            let mut children = Vec::with_capacity(owned.len());
+            for &owned in owned {
+                let mut rows = export::owned(self.connection, owned, after, last).await?;
+                rows.reverse();
+                children.push(rows);
+            }
             self.progress
                 .advance(u64::try_from(rows.len()).unwrap_or(u64::MAX));
             for row in rows {
                 let owner = id(&row);
-                let mut own = Vec::new();
-                while children.last().is_some_and(|child| child.owner == owner) {
-                    own.extend(children.pop());
-                }
-                self.document.record(&make(row, &mut own))?;
+                let own = children
+                    .iter_mut()
+                    .map(|rows| take_own(rows, owner))
+                    .collect();
+                self.document.record(&make(row, own)?)?;
             }
             after = last;
         }

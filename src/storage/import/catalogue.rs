@@ -8,6 +8,8 @@ use super::Load;
 /// A channel (`project`), its parent and type found already.
 #[derive(Debug)]
 pub(crate) struct ChannelRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) tid: &'a str,
     pub(crate) parent_id: Option<i64>,
     pub(crate) type_id: i64,
@@ -17,7 +19,9 @@ pub(crate) struct ChannelRow<'a> {
     pub(crate) icon: Option<&'a str>,
     /// `allowedFunctions`, comma-separated; none when there are none.
     pub(crate) allowed_functions: Option<&'a str>,
-    pub(crate) now: &'a str,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+    pub(crate) modified_at: &'a str,
 }
 
 /// Upserts a channel.
@@ -26,8 +30,8 @@ pub(crate) async fn upsert_channel(
     row: &ChannelRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO channels (tid, parent_id, type_id, order_sequence, name, html_icon, icon, \
-         allowed_functions, created_at, modified_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) \
+        sql!("INSERT INTO channels (id, tid, parent_id, type_id, order_sequence, name, html_icon, icon, \
+         allowed_functions, created_at, modified_at) VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
          ON CONFLICT (tid) DO UPDATE SET parent_id = excluded.parent_id, type_id = excluded.type_id, \
          order_sequence = excluded.order_sequence, name = excluded.name, html_icon = excluded.html_icon, \
          icon = excluded.icon, allowed_functions = excluded.allowed_functions, modified_at = excluded.modified_at"),
@@ -40,7 +44,9 @@ pub(crate) async fn upsert_channel(
     .bind(row.html_icon)
     .bind(row.icon)
     .bind(row.allowed_functions)
-    .bind(row.now)
+    .bind(row.created_at)
+    .bind(row.modified_at)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -65,6 +71,8 @@ pub(crate) async fn insert_channel_asset(
 /// One item of an attribute value of a channel or a PEO (exactly one owner is set).
 #[derive(Debug)]
 pub(crate) struct ValueRow<'a> {
+    /// The id it keeps; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) channel_id: Option<i64>,
     pub(crate) peo_id: Option<i64>,
     pub(crate) definition_id: i64,
@@ -83,8 +91,9 @@ pub(crate) async fn insert_value(
     row: &ValueRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO attribute_values (channel_id, peo_id, attribute_definition_id, type, \
-         origin, node, data_type, pos, loc, value) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        "INSERT INTO attribute_values (id, channel_id, peo_id, attribute_definition_id, type, \
+         origin, node, data_type, pos, loc, value) \
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
     ))
     .bind(row.channel_id)
     .bind(row.peo_id)
@@ -96,6 +105,7 @@ pub(crate) async fn insert_value(
     .bind(row.pos)
     .bind(row.loc)
     .bind(row.value)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -104,6 +114,8 @@ pub(crate) async fn insert_value(
 /// A briefing layout of a channel, module configuration and locale.
 #[derive(Debug)]
 pub(crate) struct LayoutRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) channel_id: i64,
     pub(crate) module_cfg: &'a str,
     pub(crate) locale: &'a str,
@@ -119,8 +131,8 @@ pub(crate) async fn upsert_layout(
     row: &LayoutRow<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO briefing_layouts (channel_id, module_cfg_tid, locale, layout_key, name, attributes) \
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (channel_id, module_cfg_tid, locale) DO UPDATE SET \
+        sql!("INSERT INTO briefing_layouts (id, channel_id, module_cfg_tid, locale, layout_key, name, attributes) \
+         VALUES ($7, $1, $2, $3, $4, $5, $6) ON CONFLICT (channel_id, module_cfg_tid, locale) DO UPDATE SET \
          layout_key = excluded.layout_key, name = excluded.name, attributes = excluded.attributes"),
     )
     .bind(row.channel_id)
@@ -129,6 +141,7 @@ pub(crate) async fn upsert_layout(
     .bind(row.layout_key)
     .bind(row.name)
     .bind(row.attributes)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     sqlx::query(
@@ -145,6 +158,8 @@ pub(crate) async fn upsert_layout(
 /// A box of a briefing layout.
 #[derive(Debug)]
 pub(crate) struct BoxRow<'a> {
+    /// The id it keeps; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) layout_id: i64,
     pub(crate) box_key: &'a str,
     pub(crate) layer: Option<&'a str>,
@@ -158,8 +173,8 @@ pub(crate) struct BoxRow<'a> {
 /// Stores a briefing box; its id.
 pub(crate) async fn insert_box(load: Load<'_, '_>, row: &BoxRow<'_>) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO briefing_boxes (layout_id, box_key, layer, name, type, position, attributes) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"
+        "INSERT INTO briefing_boxes (id, layout_id, box_key, layer, name, type, position, attributes) \
+         VALUES ($8, $1, $2, $3, $4, $5, $6, $7) RETURNING id"
     ))
     .bind(row.layout_id)
     .bind(row.box_key)
@@ -168,26 +183,37 @@ pub(crate) async fn insert_box(load: Load<'_, '_>, row: &BoxRow<'_>) -> Result<i
     .bind(row.type_)
     .bind(row.position)
     .bind(row.attributes)
+    .bind(row.id)
     .fetch_one(&mut **load)
     .await?
     .try_get("id")
 }
 
-/// Stores an image of a briefing box (`attributes` a JSON object).
+/// An image of a briefing box (`attributes` a JSON object).
+#[derive(Debug)]
+pub(crate) struct ImageRow<'a> {
+    /// The id it keeps; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) box_id: i64,
+    pub(crate) type_: Option<&'a str>,
+    pub(crate) position: i64,
+    pub(crate) attributes: &'a str,
+}
+
+/// Stores an image of a briefing box.
 pub(crate) async fn insert_image(
     load: Load<'_, '_>,
-    box_id: i64,
-    type_: Option<&str>,
-    position: i64,
-    attributes: &str,
+    row: &ImageRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO briefing_images (box_id, type, position, attributes) VALUES ($1, $2, $3, $4)"
+        "INSERT INTO briefing_images (id, box_id, type, position, attributes) \
+         VALUES ($5, $1, $2, $3, $4)"
     ))
-    .bind(box_id)
-    .bind(type_)
-    .bind(position)
-    .bind(attributes)
+    .bind(row.box_id)
+    .bind(row.type_)
+    .bind(row.position)
+    .bind(row.attributes)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -196,18 +222,30 @@ pub(crate) async fn insert_image(
 /// Upserts a classification; its id.
 pub(crate) async fn upsert_classification(
     load: Load<'_, '_>,
-    tid: &str,
-    now: &str,
+    row: &ClassificationRow<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO classifications (tid, created_at, modified_at) VALUES ($1, $2, $2) \
+        "INSERT INTO classifications (id, tid, created_at, modified_at) VALUES ($4, $1, $2, $3) \
          ON CONFLICT (tid) DO UPDATE SET modified_at = excluded.modified_at"
     ))
-    .bind(tid)
-    .bind(now)
+    .bind(row.tid)
+    .bind(row.created_at)
+    .bind(row.modified_at)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
-    super::stored_id(load, super::Lookup::Classification, tid).await
+    super::stored_id(load, super::Lookup::Classification, row.tid).await
+}
+
+/// A classification as a document gives it.
+#[derive(Debug)]
+pub(crate) struct ClassificationRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) tid: &'a str,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+    pub(crate) modified_at: &'a str,
 }
 
 /// The id of a classification's node by its path, if stored.
@@ -232,6 +270,8 @@ pub(crate) async fn node_id(
 /// A node of a classification, its parent found already.
 #[derive(Debug)]
 pub(crate) struct NodeRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) classification_id: i64,
     pub(crate) parent_id: Option<i64>,
     pub(crate) identifier: &'a str,
@@ -242,8 +282,8 @@ pub(crate) struct NodeRow<'a> {
 /// Upserts a classification node; its id.
 pub(crate) async fn upsert_node(load: Load<'_, '_>, row: &NodeRow<'_>) -> Result<i64, sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO classification_nodes (classification_id, parent_id, identifier, path, position) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (classification_id, path) DO UPDATE SET \
+        sql!("INSERT INTO classification_nodes (id, classification_id, parent_id, identifier, path, position) \
+         VALUES ($6, $1, $2, $3, $4, $5) ON CONFLICT (classification_id, path) DO UPDATE SET \
          position = excluded.position"),
     )
     .bind(row.classification_id)
@@ -251,6 +291,7 @@ pub(crate) async fn upsert_node(load: Load<'_, '_>, row: &NodeRow<'_>) -> Result
     .bind(row.identifier)
     .bind(row.path)
     .bind(row.position)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     node_id(load, row.classification_id, row.path)
@@ -258,18 +299,20 @@ pub(crate) async fn upsert_node(load: Load<'_, '_>, row: &NodeRow<'_>) -> Result
         .ok_or(sqlx::Error::RowNotFound)
 }
 
-/// Classifies a product under a node, last among the product's nodes.
+/// Classifies a product under a node, at `position` among the product's nodes (none: last).
 pub(crate) async fn append_product_node(
     load: Load<'_, '_>,
     product: i64,
     node: i64,
+    position: Option<i64>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
         "INSERT INTO product_nodes (product_id, node_id, position) SELECT $1, $2, \
-         COALESCE(MAX(position) + 1, 0) FROM product_nodes WHERE product_id = $1"
+         COALESCE($3, MAX(position) + 1, 0) FROM product_nodes WHERE product_id = $1"
     ))
     .bind(product)
     .bind(node)
+    .bind(position)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -278,6 +321,8 @@ pub(crate) async fn append_product_node(
 /// An attribute of a classification node.
 #[derive(Debug)]
 pub(crate) struct NodeAttributeRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) node_id: i64,
     pub(crate) definition_id: i64,
     pub(crate) level: Option<&'a str>,
@@ -297,9 +342,9 @@ pub(crate) async fn upsert_node_attribute(
     row: &NodeAttributeRow<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO node_attributes (node_id, attribute_definition_id, level, inheritance, restriction, \
+        sql!("INSERT INTO node_attributes (id, node_id, attribute_definition_id, level, inheritance, restriction, \
          localized, allow_new_value, sort_direction, mode, default_value_tid) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
          ON CONFLICT (node_id, attribute_definition_id) DO UPDATE SET level = excluded.level, \
          inheritance = excluded.inheritance, restriction = excluded.restriction, \
          localized = excluded.localized, allow_new_value = excluded.allow_new_value, \
@@ -316,6 +361,7 @@ pub(crate) async fn upsert_node_attribute(
     .bind(row.sort_direction)
     .bind(row.mode)
     .bind(row.default_value)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     sqlx::query(sql!(
@@ -331,115 +377,37 @@ pub(crate) async fn upsert_node_attribute(
 /// Stores a domain value of a node attribute; its id.
 pub(crate) async fn insert_domain_value(
     load: Load<'_, '_>,
+    id: Option<i64>,
     attribute: i64,
     tid: &str,
     position: i64,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query(sql!("INSERT INTO domain_values (node_attribute_id, tid, position) VALUES ($1, $2, $3) RETURNING id"))
+    sqlx::query(sql!("INSERT INTO domain_values (id, node_attribute_id, tid, position) VALUES ($4, $1, $2, $3) RETURNING id"))
         .bind(attribute)
         .bind(tid)
         .bind(position)
+        .bind(id)
         .fetch_one(&mut **load)
         .await?
         .try_get("id")
 }
 
-/// Upserts a glossary (`languages` comma-separated); its id.
-pub(crate) async fn upsert_glossary(
-    load: Load<'_, '_>,
-    tid: &str,
-    name: &str,
-    languages: &str,
-    now: &str,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query(sql!(
-        "INSERT INTO glossaries (tid, name, languages, created_at) VALUES ($1, $2, $3, $4) \
-         ON CONFLICT (tid) DO UPDATE SET name = excluded.name, languages = excluded.languages"
-    ))
-    .bind(tid)
-    .bind(name)
-    .bind(languages)
-    .bind(now)
-    .execute(&mut **load)
-    .await?;
-    super::stored_id(load, super::Lookup::Glossary, tid).await
-}
-
-/// A glossary entry or one of its translations: what both carry.
-#[derive(Debug)]
-pub(crate) struct Wording<'a> {
-    pub(crate) loc: &'a str,
-    pub(crate) value: &'a str,
-    pub(crate) forbidden: bool,
-    pub(crate) last_edited_username: Option<&'a str>,
-    pub(crate) last_edited_date: Option<&'a str>,
-}
-
-/// Upserts a glossary entry (it may move between glossaries); its id.
-pub(crate) async fn upsert_entry(
-    load: Load<'_, '_>,
-    tid: &str,
-    glossary_id: i64,
-    type_: &str,
-    wording: &Wording<'_>,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query(
-        sql!("INSERT INTO glossary_entries (tid, glossary_id, loc, type, value, forbidden, \
-         last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-         ON CONFLICT (tid) DO UPDATE SET glossary_id = excluded.glossary_id, loc = excluded.loc, \
-         type = excluded.type, value = excluded.value, forbidden = excluded.forbidden, \
-         last_edited_username = excluded.last_edited_username, last_edited_date = excluded.last_edited_date"),
-    )
-    .bind(tid)
-    .bind(glossary_id)
-    .bind(wording.loc)
-    .bind(type_)
-    .bind(wording.value)
-    .bind(wording.forbidden)
-    .bind(wording.last_edited_username)
-    .bind(wording.last_edited_date)
-    .execute(&mut **load)
-    .await?;
-    super::stored_id(load, super::Lookup::GlossaryEntry, tid).await
-}
-
-/// Stores a translation of a glossary entry.
-pub(crate) async fn insert_translation(
-    load: Load<'_, '_>,
-    entry_id: i64,
-    similarity: Option<i64>,
-    wording: &Wording<'_>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(sql!(
-        "INSERT INTO glossary_translations (entry_id, loc, similarity, value, forbidden, \
-         last_edited_username, last_edited_date) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-    ))
-    .bind(entry_id)
-    .bind(wording.loc)
-    .bind(similarity)
-    .bind(wording.value)
-    .bind(wording.forbidden)
-    .bind(wording.last_edited_username)
-    .bind(wording.last_edited_date)
-    .execute(&mut **load)
-    .await?;
-    Ok(())
-}
-
-/// Upserts a product; its id.
+/// Upserts a product, with the id and creation time it keeps when new; its id.
 pub(crate) async fn upsert_product(
     load: Load<'_, '_>,
+    id: Option<i64>,
     tid: &str,
     name: Option<&str>,
-    now: &str,
+    created_at: &str,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO products (tid, name, created_at) VALUES ($1, $2, $3) \
+        "INSERT INTO products (id, tid, name, created_at) VALUES ($4, $1, $2, $3) \
          ON CONFLICT (tid) DO UPDATE SET name = excluded.name"
     ))
     .bind(tid)
     .bind(name)
-    .bind(now)
+    .bind(created_at)
+    .bind(id)
     .execute(&mut **load)
     .await?;
     super::stored_id(load, super::Lookup::Product, tid).await
@@ -470,19 +438,23 @@ pub(crate) async fn insert_product_asset(
 /// A product export option, its product found already.
 #[derive(Debug)]
 pub(crate) struct PeoRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) tid: &'a str,
     pub(crate) product_id: Option<i64>,
     pub(crate) template: Option<&'a str>,
     pub(crate) is_default: bool,
     pub(crate) name: Option<&'a str>,
-    pub(crate) now: &'a str,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+    pub(crate) modified_at: &'a str,
 }
 
 /// Upserts a PEO; its id.
 pub(crate) async fn upsert_peo(load: Load<'_, '_>, row: &PeoRow<'_>) -> Result<i64, sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO peos (tid, product_id, template, is_default, name, created_at, modified_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tid) DO UPDATE SET \
+        "INSERT INTO peos (id, tid, product_id, template, is_default, name, created_at, modified_at) \
+         VALUES ($8, $1, $2, $3, $4, $5, $6, $7) ON CONFLICT (tid) DO UPDATE SET \
          product_id = excluded.product_id, template = excluded.template, \
          is_default = excluded.is_default, name = excluded.name, modified_at = excluded.modified_at"
     ))
@@ -491,7 +463,9 @@ pub(crate) async fn upsert_peo(load: Load<'_, '_>, row: &PeoRow<'_>) -> Result<i
     .bind(row.template)
     .bind(row.is_default)
     .bind(row.name)
-    .bind(row.now)
+    .bind(row.created_at)
+    .bind(row.modified_at)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     super::stored_id(load, super::Lookup::Peo, row.tid).await

@@ -3,10 +3,12 @@
 
 mod bulk;
 mod catalogue;
+mod glossary;
 mod records;
 
 pub(crate) use bulk::*;
 pub(crate) use catalogue::*;
+pub(crate) use glossary::*;
 pub(crate) use records::*;
 use sqlx::{Any, Row, Transaction};
 

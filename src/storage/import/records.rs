@@ -228,23 +228,36 @@ pub(crate) async fn token_used(
     Ok(())
 }
 
+/// An asset as a document gives it.
+#[derive(Debug)]
+pub(crate) struct AssetRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
+    pub(crate) tid: &'a str,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) path: Option<&'a str>,
+    /// When it was created, when new.
+    pub(crate) created_at: &'a str,
+    pub(crate) modified_at: &'a str,
+}
+
 /// Upserts an asset.
 pub(crate) async fn upsert_asset(
     load: Load<'_, '_>,
-    tid: &str,
-    name: Option<&str>,
-    path: Option<&str>,
-    now: &str,
+    row: &AssetRow<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(sql!(
-        "INSERT INTO assets (tid, name, path, created_at, modified_at) VALUES ($1, $2, $3, $4, $4) \
+        "INSERT INTO assets (id, tid, name, path, created_at, modified_at) \
+         VALUES ($6, $1, $2, $3, $4, $5) \
          ON CONFLICT (tid) DO UPDATE SET name = excluded.name, path = excluded.path, \
          modified_at = excluded.modified_at"
     ))
-    .bind(tid)
-    .bind(name)
-    .bind(path)
-    .bind(now)
+    .bind(row.tid)
+    .bind(row.name)
+    .bind(row.path)
+    .bind(row.created_at)
+    .bind(row.modified_at)
+    .bind(row.id)
     .execute(&mut **load)
     .await?;
     Ok(())
@@ -253,6 +266,8 @@ pub(crate) async fn upsert_asset(
 /// An asset version, stored before its content (which is written in chunks after it).
 #[derive(Debug)]
 pub(crate) struct VersionRow<'a> {
+    /// The id it keeps when new; none: the next one.
+    pub(crate) id: Option<i64>,
     pub(crate) asset_id: i64,
     pub(crate) version_number: i64,
     pub(crate) tid: Option<&'a str>,
@@ -267,8 +282,8 @@ pub(crate) async fn upsert_version(
     row: &VersionRow<'_>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query(
-        sql!("INSERT INTO asset_versions (asset_id, version_number, tid, media_type, file_name, content, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
+        sql!("INSERT INTO asset_versions (id, asset_id, version_number, tid, media_type, file_name, content, created_at) \
+         VALUES ($8, $1, $2, $3, $4, $5, $6, $7) ON CONFLICT (asset_id, version_number) DO UPDATE SET \
          tid = excluded.tid, media_type = excluded.media_type, file_name = excluded.file_name \
          RETURNING id"),
     )
@@ -279,6 +294,7 @@ pub(crate) async fn upsert_version(
     .bind(row.file_name)
     .bind(Vec::<u8>::new())
     .bind(row.created_at)
+    .bind(row.id)
     .fetch_one(&mut **load)
     .await?
     .try_get("id")

@@ -7,6 +7,10 @@ use sqlx::{Any, AnyConnection, FromRow, any::AnyRow};
 
 use super::flag::Flag;
 
+mod catalogue;
+
+pub(crate) use catalogue::*;
+
 /// Records read by one statement at most.
 pub(crate) const CHUNK: i64 = 1024;
 
@@ -112,6 +116,13 @@ pub(crate) enum Chunked {
     Keywords,
     Tokens,
     Messages,
+    Glossaries,
+    Assets,
+    Products,
+    Channels,
+    Peos,
+    Classifications,
+    Briefings,
 }
 
 impl Chunked {
@@ -153,6 +164,38 @@ impl Chunked {
                  WHERE s.token_id = t.id) AS last_used_at FROM tokens t \
                  JOIN users u ON u.id = t.user_id WHERE t.id > $1 ORDER BY t.id LIMIT $2"
             ),
+            Chunked::Glossaries => sql!(
+                "SELECT id, tid, name, languages, created_at FROM glossaries \
+                 WHERE id > $1 ORDER BY id LIMIT $2"
+            ),
+            Chunked::Assets => sql!(
+                "SELECT id, tid, name, path, created_at, modified_at FROM assets \
+                 WHERE id > $1 ORDER BY id LIMIT $2"
+            ),
+            Chunked::Products => sql!(
+                "SELECT id, tid, name, created_at FROM products WHERE id > $1 ORDER BY id LIMIT $2"
+            ),
+            Chunked::Channels => sql!(
+                "SELECT c.id, c.tid, (SELECT p.tid FROM channels p WHERE p.id = c.parent_id) \
+                 AS parent, (SELECT t.name FROM channel_types t WHERE t.id = c.type_id) \
+                 AS type_name, c.order_sequence, c.name, c.html_icon, c.icon, \
+                 c.allowed_functions, c.created_at, c.modified_at FROM channels c \
+                 WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+            ),
+            Chunked::Peos => sql!(
+                "SELECT p.id, p.tid, (SELECT r.tid FROM products r WHERE r.id = p.product_id) \
+                 AS product, p.template, CAST(p.is_default AS INTEGER) AS is_default, p.name, \
+                 p.created_at, p.modified_at FROM peos p WHERE p.id > $1 ORDER BY p.id LIMIT $2"
+            ),
+            Chunked::Classifications => sql!(
+                "SELECT id, tid, created_at, modified_at FROM classifications \
+                 WHERE id > $1 ORDER BY id LIMIT $2"
+            ),
+            Chunked::Briefings => sql!(
+                "SELECT l.id, (SELECT c.tid FROM channels c WHERE c.id = l.channel_id) AS channel, \
+                 l.module_cfg_tid, l.locale, l.layout_key, l.name, l.attributes \
+                 FROM briefing_layouts l WHERE l.id > $1 ORDER BY l.id LIMIT $2"
+            ),
             Chunked::Messages => sql!(
                 "SELECT id, tid, subject, body, severity, recipient_user, recipient_role, \
                  sender_application, sender_plugin, parameters, created_at, sender_user \
@@ -183,10 +226,46 @@ where
 pub(crate) enum Owned {
     /// Keywords' localized names, by locale.
     KeywordNames,
+    /// Keywords' asset links, by the asset's tid.
+    KeywordAssets,
     /// Roles' grants (`module` or `operation`, then the name).
     RoleGrants,
     /// Tokens' roles, by name.
     TokenRoles,
+    /// Products' asset links (`key` the asset's tid, `value` the link type's), by position.
+    ProductAssets,
+    /// The roles assets are restricted to, by name.
+    AssetRestrictions,
+    /// The roles products are restricted to, by name.
+    ProductRestrictions,
+    /// The roles PEOs are restricted to, by name.
+    PeoRestrictions,
+    /// Channels' asset links, by the asset's id.
+    ChannelAssets,
+    /// PEOs' nodes, by position.
+    PeoNodes,
+    /// PEOs' channel links, by the channel's id.
+    PeoChannels,
+    /// Classifications' localized names, by locale.
+    ClassificationNames,
+    /// Classification nodes' localized names, by locale.
+    NodeNames,
+    /// The products classified under nodes (`key` the node's place among the product's nodes).
+    NodeProducts,
+    /// Domain values' localized texts, by locale.
+    DomainValueNames,
+}
+
+/// The roles the records of one kind are restricted to (`$1`..`$2` their ids).
+macro_rules! restrictions {
+    ($kind:literal) => {
+        concat!(
+            "SELECT a.record_id AS owner, '' AS key, r.name AS value FROM access_restrictions a \
+             JOIN roles r ON r.id = a.role_id WHERE a.kind = '",
+            $kind,
+            "' AND a.record_id > $1 AND a.record_id <= $2 ORDER BY a.record_id, r.name"
+        )
+    };
 }
 
 impl Owned {
@@ -195,6 +274,55 @@ impl Owned {
             Owned::KeywordNames => sql!(
                 "SELECT keyword_id AS owner, loc AS key, name AS value FROM keyword_names \
                  WHERE keyword_id > $1 AND keyword_id <= $2 ORDER BY keyword_id, loc"
+            ),
+            Owned::KeywordAssets => sql!(
+                "SELECT k.keyword_id AS owner, '' AS key, a.tid AS value FROM keyword_assets k \
+                 JOIN assets a ON a.id = k.asset_id WHERE k.keyword_id > $1 \
+                 AND k.keyword_id <= $2 ORDER BY k.keyword_id, a.tid"
+            ),
+            Owned::ProductAssets => sql!(
+                "SELECT p.product_id AS owner, a.tid AS key, d.tid AS value \
+                 FROM product_assets p JOIN assets a ON a.id = p.asset_id \
+                 JOIN attribute_definitions d ON d.id = p.link_type_id \
+                 WHERE p.product_id > $1 AND p.product_id <= $2 \
+                 ORDER BY p.product_id, p.position, a.tid, d.tid"
+            ),
+            Owned::AssetRestrictions => sql!(restrictions!("asset")),
+            Owned::ProductRestrictions => sql!(restrictions!("product")),
+            Owned::PeoRestrictions => sql!(restrictions!("peo")),
+            Owned::ChannelAssets => sql!(
+                "SELECT c.channel_id AS owner, '' AS key, a.tid AS value FROM channel_assets c \
+                 JOIN assets a ON a.id = c.asset_id WHERE c.channel_id > $1 \
+                 AND c.channel_id <= $2 ORDER BY c.channel_id, a.id"
+            ),
+            Owned::PeoNodes => sql!(
+                "SELECT peo_id AS owner, '' AS key, node AS value FROM peo_nodes \
+                 WHERE peo_id > $1 AND peo_id <= $2 ORDER BY peo_id, position"
+            ),
+            Owned::PeoChannels => sql!(
+                "SELECT p.peo_id AS owner, '' AS key, c.tid AS value FROM peo_channels p \
+                 JOIN channels c ON c.id = p.channel_id WHERE p.peo_id > $1 \
+                 AND p.peo_id <= $2 ORDER BY p.peo_id, c.id"
+            ),
+            Owned::ClassificationNames => sql!(
+                "SELECT classification_id AS owner, loc AS key, name AS value \
+                 FROM classification_names WHERE classification_id > $1 \
+                 AND classification_id <= $2 ORDER BY classification_id, loc"
+            ),
+            Owned::NodeNames => sql!(
+                "SELECT node_id AS owner, loc AS key, name AS value FROM node_names \
+                 WHERE node_id > $1 AND node_id <= $2 ORDER BY node_id, loc"
+            ),
+            Owned::NodeProducts => sql!(
+                "SELECT n.node_id AS owner, CAST(n.position AS TEXT) AS key, \
+                 (SELECT p.tid FROM products p WHERE p.id = n.product_id) AS value \
+                 FROM product_nodes n WHERE n.node_id > $1 AND n.node_id <= $2 \
+                 ORDER BY n.node_id, n.product_id"
+            ),
+            Owned::DomainValueNames => sql!(
+                "SELECT domain_value_id AS owner, loc AS key, value FROM domain_value_names \
+                 WHERE domain_value_id > $1 AND domain_value_id <= $2 \
+                 ORDER BY domain_value_id, loc"
             ),
             Owned::RoleGrants => sql!(
                 "SELECT role_id AS owner, kind AS key, name AS value FROM role_grants \
