@@ -257,34 +257,17 @@ impl Loader<'_, '_> {
     }
 }
 
-/// The indexes of the channels, each after its parent when the document declares the parent
-/// (by depth within the document, in document order at each depth).
+/// The indexes of the channels, each after its parent when the document declares it.
 fn parents_first(channels: &[Channel]) -> Vec<usize> {
     let declared: std::collections::HashMap<&str, usize> = channels
         .iter()
         .enumerate()
         .map(|(index, channel)| (channel.tid.as_str(), index))
         .collect();
-    let depth = |mut index: usize| {
-        let mut depth = 0;
-        while let Some(&parent) = channels[index]
-            .parent
-            .as_deref()
-            .and_then(|parent| declared.get(parent))
-        {
-            depth += 1;
-            index = parent;
-            // A cycle has no first channel: its channels keep their order, and the load names
-            // the parent it cannot find.
-            if depth > channels.len() {
-                break;
-            }
-        }
-        depth
-    };
-    let mut order: Vec<usize> = (0..channels.len()).collect();
-    order.sort_by_cached_key(|&index| depth(index));
-    order
+    super::fields::parents_first(channels.len(), |index| {
+        let parent = channels[index].parent.as_deref()?;
+        declared.get(parent).copied()
+    })
 }
 
 /// Who owns attribute values.

@@ -288,10 +288,17 @@ impl Loader<'_, '_> {
             import::insert_name(self.transaction, Names::Classification, id, loc, name).await?;
         }
         let root = format!("/{}", classification.tid);
-        // Parents first, whatever their place in the document: a path is deeper than its
-        // parent's.
-        let mut order: Vec<usize> = (0..classification.nodes.len()).collect();
-        order.sort_by_key(|&index| classification.nodes[index].path.matches('/').count());
+        // Parents first, whatever their place in the document.
+        let nodes = &classification.nodes;
+        let declared: std::collections::HashMap<&str, usize> = nodes
+            .iter()
+            .enumerate()
+            .map(|(index, node)| (node.path.as_str(), index))
+            .collect();
+        let order = super::fields::parents_first(nodes.len(), |index| {
+            let (parent, _) = nodes[index].path.rsplit_once('/')?;
+            declared.get(parent).copied()
+        });
         for index in order {
             let node = &classification.nodes[index];
             let position = node.position.unwrap_or(index as i64);

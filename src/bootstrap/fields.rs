@@ -166,3 +166,34 @@ pub(super) fn identifier(record: &str, field: &str, value: &str) -> Result<(), B
 pub(super) fn name(record: &str, field: &str, value: &str) -> Result<(), BootstrapError> {
     fits(record, field, value, &tables::NAME_ITM, "value")
 }
+
+/// The indexes `0..count` in document order, except that a record whose parent (`parent_of`,
+/// an index of the same list) comes later is written after it: a document already in parents'
+/// order keeps its order, and so the ids records are given. A cycle keeps document order (the
+/// load then names the parent it cannot find).
+pub(super) fn parents_first(
+    count: usize,
+    parent_of: impl Fn(usize) -> Option<usize>,
+) -> Vec<usize> {
+    let mut order = Vec::with_capacity(count);
+    let mut placed = vec![false; count];
+    for index in 0..count {
+        // The chain of ancestors not placed yet, nearest first.
+        let mut chain = vec![index];
+        let mut at = index;
+        while let Some(parent) = parent_of(at) {
+            if placed[parent] || chain.contains(&parent) || chain.len() > count {
+                break;
+            }
+            chain.push(parent);
+            at = parent;
+        }
+        for &member in chain.iter().rev() {
+            if !placed[member] {
+                placed[member] = true;
+                order.push(member);
+            }
+        }
+    }
+    order
+}

@@ -9,8 +9,8 @@
 
 use contract_tests::{TestServer, backends, fixture};
 use core_api::operations::{
-    ASSETS_VERSIONS_BIN, ATTRIBUTE_DEFINITIONS_QUERY, GLOSSARY_ENTRIES_PERSIST, KEYWORDS_PERSIST,
-    KEYWORDS_RETRIEVE, LOCALES_RETRIEVE, MESSAGES_PERSIST,
+    ASSETS_VERSIONS_BIN, ATTRIBUTE_DEFINITIONS_QUERY, CLASSES_RETRIEVE, GLOSSARY_ENTRIES_PERSIST,
+    KEYWORDS_PERSIST, KEYWORDS_RETRIEVE, LOCALES_RETRIEVE, MESSAGES_PERSIST,
 };
 use std::{collections::BTreeMap, path::Path};
 
@@ -31,6 +31,7 @@ use crate::migrate::{self, empty_database, operator_view, representations, shown
 contract_tests::trials!(
     an_exported_fixture_imports_answering_the_same,
     an_exported_demo_imports_answering_the_same,
+    an_exported_catalogue_of_100k_records_imports_answering_the_same,
     the_export_carries_every_table,
     an_export_refuses_a_file_that_exists
 );
@@ -43,6 +44,8 @@ enum Catalogue {
     Fixture,
     /// The demo, changed through the API by every documented batch request and a few more.
     Demo,
+    /// A generated catalogue of 100,000 records ([`generated`]).
+    Large,
 }
 
 async fn an_exported_fixture_imports_answering_the_same() {
@@ -51,6 +54,10 @@ async fn an_exported_fixture_imports_answering_the_same() {
 
 async fn an_exported_demo_imports_answering_the_same() {
     round_trips(Catalogue::Demo).await;
+}
+
+async fn an_exported_catalogue_of_100k_records_imports_answering_the_same() {
+    round_trips(Catalogue::Large).await;
 }
 
 /// SQLite → SQLite, and where PostgreSQL is tested SQLite → PostgreSQL and back.
@@ -72,6 +79,12 @@ async fn source(catalogue: Catalogue, from: &str) -> TestServer {
         Catalogue::Fixture => {
             let source = TestServer::start_on(from).await;
             source.load(&fixture(self::catalogue())).await;
+            change(&source).await;
+            source
+        }
+        Catalogue::Large => {
+            let source = TestServer::start_on(from).await;
+            source.load(&fixture(generated())).await;
             change(&source).await;
             source
         }
@@ -122,6 +135,7 @@ async fn spread_sequences(database: &Database) {
 async fn read(catalogue: Catalogue, server: &TestServer) -> Vec<(String, String)> {
     match catalogue {
         Catalogue::Fixture => reads(server).await,
+        Catalogue::Large => sample(server).await,
         Catalogue::Demo => migrate::reads(server).await,
     }
 }
@@ -218,6 +232,95 @@ fn catalogue() -> Value {
         "tokens": [{"user": "ann", "roles": ["editor"], "expiresAt": "2099-01-31T00:00:00.000Z",
                     "token": "0123456789abcdef.0123456789abcdef0123456789abcdef"}]
     })
+}
+
+/// A catalogue of 100,000 records on the fixture's reference data: 80,000 keywords (a tree ten
+/// wide, every tenth with a name), a glossary of 10,000 entries (every other one translated),
+/// 5,000 products, each classified under one of 5,000 classification nodes.
+fn generated() -> Value {
+    let mut document = catalogue();
+    let mut keywords = document["keywords"].as_array().cloned().unwrap_or_default();
+    keywords.extend((0..80_000).map(|index: u32| {
+        let mut path = String::new();
+        let mut rest = index;
+        loop {
+            path = format!("/K{}{path}", rest % 10);
+            if rest < 10 {
+                break;
+            }
+            rest = rest / 10 - 1;
+        }
+        if index.is_multiple_of(10) {
+            json!({"path": path, "names": {"de_DE": format!("Schlagwort {index}")}})
+        } else {
+            json!({"path": path})
+        }
+    }));
+    let entries: Vec<Value> = (0..10_000)
+        .map(|index: u32| {
+            let mut entry = json!({"tid": format!("GE-{index}"), "type": "term", "loc": "de_DE",
+                "value": format!("Begriff {index}")});
+            if index.is_multiple_of(2) {
+                entry["translations"] = json!([{"loc": "en_US", "value": format!("term {index}")}]);
+            }
+            entry
+        })
+        .collect();
+    let products: Vec<Value> = (0..5_000)
+        .map(|index| json!({"tid": format!("P-{index}"), "name": format!("Product {index}")}))
+        .collect();
+    let mut nodes = vec![json!({"path": "/CL"})];
+    for index in 0..50 {
+        nodes.push(json!({"path": format!("/CL/N{index}"),
+            "names": {"de_DE": format!("Knoten {index}")}, "products": [format!("P-{index}")]}));
+    }
+    for index in 0..4_949 {
+        nodes.push(json!({"path": format!("/CL/N{}/M{index}", index % 50),
+            "products": [format!("P-{}", index + 50)]}));
+    }
+    document["keywords"] = Value::Array(keywords);
+    if let Some(glossaries) = document["glossaries"].as_array_mut() {
+        glossaries.push(json!({"tid": "GL-LARGE", "name": "Large", "entries": entries}));
+    }
+    document["products"] = Value::Array(products);
+    document["classifications"] = json!([{"tid": "CL", "nodes": nodes}]);
+    document
+}
+
+/// A sample of what the reads of the generated catalogue answer: one keyword subtree, the
+/// classification's nodes and the node attributes, in every representation.
+async fn sample(server: &TestServer) -> Vec<(String, String)> {
+    let requests: [(&'static Operation, Value); 3] = [
+        (
+            &KEYWORDS_RETRIEVE,
+            json!({"path": "/K3/K5", "level": -1, "retrieveLinks": true}),
+        ),
+        (
+            &CLASSES_RETRIEVE,
+            json!({"withNodes": true, "flatNodes": true}),
+        ),
+        (
+            &LOCALES_RETRIEVE,
+            json!({"mode": "ALL", "exportConfig": true}),
+        ),
+    ];
+    let mut answers = Vec::new();
+    for (operation, body) in &requests {
+        for representation in representations(operation) {
+            let answer = server
+                .call(operation)
+                .json(body)
+                .accept(representation)
+                .send()
+                .await;
+            assert_eq!(answer.status, 200, "{}", answer.text);
+            answers.push((
+                format!("{} {body} {representation:?}", operation.id),
+                shown(&answer),
+            ));
+        }
+    }
+    answers
 }
 
 /// Changes the fixture through the API: a keyword tree (one of them created among existing
