@@ -13,7 +13,8 @@ use std::{cell::RefCell, fmt};
 
 use core_api_support::{Compact, Field, Kind, Scalar, Schema, Type};
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, Visitor,
+    self, Deserialize, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer,
+    MapAccess, Visitor,
 };
 
 use self::list::ListSeed;
@@ -76,6 +77,27 @@ struct At<'k> {
     key: Option<&'k RefCell<Option<String>>>,
     /// For a map-form item, which of its properties is the key and where it goes.
     keyed: Option<KeyOf<'k>>,
+}
+
+/// The root's `xmlns` as the fast path takes it: text, read and dropped.
+struct XmlnsText;
+
+impl<'de> Deserialize<'de> for XmlnsText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<XmlnsText, D::Error> {
+        deserializer.deserialize_str(XmlnsText)
+    }
+}
+
+impl Visitor<'_> for XmlnsText {
+    type Value = XmlnsText;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("text")
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<XmlnsText, E> {
+        Ok(XmlnsText)
+    }
 }
 
 fn decline<E: de::Error>() -> E {
@@ -402,7 +424,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                     if std::mem::replace(&mut self.xmlns, true) {
                         return Err(decline());
                     }
-                    self.inner.next_value::<IgnoredAny>()?;
+                    // A namespace is text; anything else (an object whose keys repeat, say)
+                    // is the reference reader's to judge.
+                    self.inner.next_value::<XmlnsText>()?;
                 }
                 Some(Key::Field(index)) => {
                     let bit = 1u64 << index;

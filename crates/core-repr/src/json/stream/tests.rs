@@ -67,6 +67,10 @@ fn anything_irregular_goes_to_the_reference_reader() {
         r#"{"kwds":{}} x"#,
         r#"{"kwds":{},"kwds":{}}"#,
         r#"{"xmlns":"a","xmlns":"b"}"#,
+        // Found by `cargo fuzz run decode_json`: keys repeated inside an `xmlns` object, which
+        // the reference reader refuses.
+        r#"{"xmlns":{"itm":[{"value":"a","value":"b"}]}}"#,
+        r#"{"xmlns":1}"#,
         r#"{"unknown":1}"#,
         r#"{"kwds":{"kwd":[{"id":"1"}]}}"#,
         r#"{"kwds":{"kwd":[{"id":1.5}]}}"#,
