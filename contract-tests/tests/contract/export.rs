@@ -26,7 +26,7 @@ use core_server::{
 };
 use serde_json::{Value, json};
 
-use crate::migrate::{self, empty_database, operator_view, representations, shown};
+use crate::migrate::{self, answered, empty_database, operator_view};
 
 contract_tests::trials!(
     an_exported_fixture_imports_answering_the_same,
@@ -304,21 +304,9 @@ async fn sample(server: &TestServer) -> Vec<(String, String)> {
             json!({"mode": "ALL", "exportConfig": true}),
         ),
     ];
-    let mut answers = Vec::new();
-    for (operation, body) in &requests {
-        for representation in representations(operation) {
-            let answer = server
-                .call(operation)
-                .json(body)
-                .accept(representation)
-                .send()
-                .await;
-            assert_eq!(answer.status, 200, "{}", answer.text);
-            answers.push((
-                format!("{} {body} {representation:?}", operation.id),
-                shown(&answer),
-            ));
-        }
+    let answers = answered(server, &requests).await;
+    for (label, answer) in &answers {
+        assert!(answer.starts_with("200 "), "{label}: {answer}");
     }
     answers
 }
@@ -420,21 +408,9 @@ async fn reads(server: &TestServer) -> Vec<(String, String)> {
             json!({"types": ["text", "date", "number", "boolean", "ref", "table"]}),
         ),
     ];
-    let mut answers = Vec::new();
-    for (operation, body) in &requests {
-        for representation in representations(operation) {
-            let answer = server
-                .call(operation)
-                .json(body)
-                .accept(representation)
-                .send()
-                .await;
-            assert_eq!(answer.status, 200, "{}", answer.text);
-            answers.push((
-                format!("{} {body} {representation:?}", operation.id),
-                shown(&answer),
-            ));
-        }
+    let mut answers = answered(server, &requests).await;
+    for (label, answer) in &answers {
+        assert!(answer.starts_with("200 "), "{label}: {answer}");
     }
     for query in [
         "assetTid=A-1&versionNumber=1",

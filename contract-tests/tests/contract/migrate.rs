@@ -200,21 +200,7 @@ pub(crate) async fn reads(server: &TestServer) -> Vec<(String, String)> {
         json!({"nodeIds": nodes, "withDomainValues": true, "withDefaultValues": true}),
     ));
     requests.push((&ATTRIBUTES_QUERY, json!({"nodeId": nodes})));
-    let mut answers = Vec::new();
-    for (operation, body) in &requests {
-        for representation in representations(operation) {
-            let answer = server
-                .call(operation)
-                .json(body)
-                .accept(representation)
-                .send()
-                .await;
-            answers.push((
-                format!("{} {body} {representation:?}", operation.id),
-                shown(&answer),
-            ));
-        }
-    }
+    let mut answers = answered(server, &requests).await;
     let document = document();
     for operation in [&COMPONENTS_RETRIEVE, &GET_CLASSES] {
         let answer =
@@ -240,6 +226,30 @@ pub(crate) async fn reads(server: &TestServer) -> Vec<(String, String)> {
             format!("bin {query}"),
             format!("{} {:?}", answer.status, answer.bytes),
         ));
+    }
+    answers
+}
+
+/// What each request answers (labelled by operation, body and representation), in every
+/// response representation its operation lists.
+pub(crate) async fn answered(
+    server: &TestServer,
+    requests: &[(&'static Operation, Value)],
+) -> Vec<(String, String)> {
+    let mut answers = Vec::new();
+    for (operation, body) in requests {
+        for representation in representations(operation) {
+            let answer = server
+                .call(operation)
+                .json(body)
+                .accept(representation)
+                .send()
+                .await;
+            answers.push((
+                format!("{} {body} {representation:?}", operation.id),
+                shown(&answer),
+            ));
+        }
     }
     answers
 }

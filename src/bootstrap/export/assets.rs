@@ -5,7 +5,7 @@ use std::{collections::HashMap, io::Write, path::PathBuf};
 
 use sqlx::AnyConnection;
 
-use super::{ExportError, Kinds, OwnedBy};
+use super::{ExportError, Kinds, by, span};
 use crate::{
     bootstrap::{Asset, AssetVersion, Content, Preview},
     storage::{
@@ -65,27 +65,6 @@ impl Files {
     }
 }
 
-impl OwnedBy for VersionRow {
-    fn owner(&self) -> i64 {
-        self.asset_id
-    }
-}
-
-impl OwnedBy for PreviewRow {
-    fn owner(&self) -> i64 {
-        self.version_id
-    }
-}
-
-/// Rows by their owner's id.
-fn grouped<C: OwnedBy>(rows: Vec<C>) -> HashMap<i64, Vec<C>> {
-    let mut groups: HashMap<i64, Vec<C>> = HashMap::new();
-    for row in rows {
-        groups.entry(row.owner()).or_default().push(row);
-    }
-    groups
-}
-
 /// What the assets of one chunk own.
 struct Owned {
     versions: HashMap<i64, Vec<VersionRow>>,
@@ -104,10 +83,8 @@ impl Kinds<'_, '_> {
                 break;
             };
             let versions = export::versions(self.connection, after, last).await?;
-            let (low, high) = versions.iter().fold((i64::MAX, 0), |(low, high), version| {
-                (low.min(version.id), high.max(version.id))
-            });
-            let previews = export::previews(self.connection, low.saturating_sub(1), high).await?;
+            let (low, high) = span(versions.iter().map(|version| version.id));
+            let previews = export::previews(self.connection, low, high).await?;
             let restrictions = export::owned(
                 self.connection,
                 export::Owned::AssetRestrictions,
@@ -116,9 +93,9 @@ impl Kinds<'_, '_> {
             )
             .await?;
             let mut owned = Owned {
-                versions: grouped(versions),
-                previews: grouped(previews),
-                restrictions: grouped(restrictions),
+                versions: by(versions, |version| version.asset_id),
+                previews: by(previews, |preview| preview.version_id),
+                restrictions: by(restrictions, |role| role.owner),
             };
             self.progress
                 .advance(u64::try_from(assets.len()).unwrap_or(u64::MAX));

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{ExportError, Kinds};
+use super::{ExportError, Kinds, by, span};
 use crate::{
     bootstrap::{Briefing, BriefingBox, BriefingImage},
     storage::export::{self, BoxRow, Chunked, ImageRow, LayoutRow},
@@ -20,16 +20,10 @@ impl Kinds<'_, '_> {
                 break;
             };
             let boxes = export::boxes(self.connection, after, last).await?;
-            let low = boxes.iter().map(|item| item.id).min().unwrap_or(1) - 1;
-            let high = boxes.iter().map(|item| item.id).max().unwrap_or(0);
-            let mut images = HashMap::<i64, Vec<ImageRow>>::new();
-            for image in export::images(self.connection, low, high).await? {
-                images.entry(image.box_id).or_default().push(image);
-            }
-            let mut boxes_of = HashMap::<i64, Vec<BoxRow>>::new();
-            for item in boxes {
-                boxes_of.entry(item.layout_id).or_default().push(item);
-            }
+            let (low, high) = span(boxes.iter().map(|item| item.id));
+            let images = export::images(self.connection, low, high).await?;
+            let mut images = by(images, |image| image.box_id);
+            let mut boxes_of = by(boxes, |item| item.layout_id);
             self.progress
                 .advance(u64::try_from(layouts.len()).unwrap_or(u64::MAX));
             for layout in layouts {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{ExportError, Kinds, take_own};
+use super::{ExportError, Kinds, by, span, take_own};
 use crate::{
     bootstrap::{
         Classification, ClassificationNode, Classified, DomainValue, NodeAttribute, PlacedProduct,
@@ -91,21 +91,6 @@ impl Kinds<'_, '_> {
             texts: by(texts, |text| text.owner),
         })
     }
-}
-
-/// The range `(low, high]` that holds every id (empty when there are none).
-fn span(ids: impl Iterator<Item = i64>) -> (i64, i64) {
-    let (low, high) = ids.fold((i64::MAX, 0), |(low, high), id| (low.min(id), high.max(id)));
-    (low.saturating_sub(1).min(high), high)
-}
-
-/// Rows grouped by their owner.
-fn by<R>(rows: Vec<R>, owner: impl Fn(&R) -> i64) -> HashMap<i64, Vec<R>> {
-    let mut groups: HashMap<i64, Vec<R>> = HashMap::new();
-    for row in rows {
-        groups.entry(owner(&row)).or_default().push(row);
-    }
-    groups
 }
 
 /// Names by locale.

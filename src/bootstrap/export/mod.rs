@@ -18,6 +18,7 @@ mod kinds;
 pub use assets::Files;
 
 use std::{
+    collections::HashMap,
     io::Write,
     path::{Path, PathBuf},
 };
@@ -263,6 +264,22 @@ fn take_own<C: OwnedBy>(children: &mut Vec<C>, owner: i64) -> Vec<C> {
         }
     }
     own
+}
+
+/// The range `(low, high]` that holds every id (empty when there are none): what the records
+/// of a chunk own is read for it.
+fn span(ids: impl Iterator<Item = i64>) -> (i64, i64) {
+    let (low, high) = ids.fold((i64::MAX, 0), |(low, high), id| (low.min(id), high.max(id)));
+    (low.saturating_sub(1).min(high), high)
+}
+
+/// Rows grouped by their owner, for owners whose ids the rows do not come ordered by.
+fn by<R>(rows: Vec<R>, owner: impl Fn(&R) -> i64) -> HashMap<i64, Vec<R>> {
+    let mut groups: HashMap<i64, Vec<R>> = HashMap::new();
+    for row in rows {
+        groups.entry(owner(&row)).or_default().push(row);
+    }
+    groups
 }
 
 /// The document being written: kinds as arrays of one record per line.
