@@ -19,6 +19,7 @@ pub(crate) mod channels;
 pub(crate) mod classifications;
 pub(crate) mod components;
 pub(crate) mod definitions;
+mod direct;
 pub(crate) mod export;
 pub(crate) mod flag;
 pub(crate) mod glossary;
@@ -30,6 +31,7 @@ pub(crate) mod locales;
 pub(crate) mod messages;
 pub(crate) mod nodes;
 pub(crate) mod peos;
+mod pools;
 pub(crate) mod records;
 pub(crate) mod stream;
 pub mod testing;
@@ -40,10 +42,10 @@ pub(crate) mod values;
 
 use std::{sync::Arc, time::Duration};
 
-use sqlx::{
-    Any, AnyConnection, AnyPool, Connection, Encode, FromRow, Transaction, Type,
-    any::{AnyPoolOptions, AnyRow},
-};
+use sqlx::{Any, AnyConnection, AnyPool, Encode, FromRow, Transaction, Type, any::AnyRow};
+
+use direct::Direct;
+use pools::{Role, SQLITE_MMAP, pool_options, pool_sizes};
 
 /// Why the database could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -66,13 +68,6 @@ pub enum StorageError {
     #[error("cannot migrate the database: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
-
-/// How much of an SQLite file each connection maps into memory (256 MiB).
-const SQLITE_MMAP: &str = "PRAGMA mmap_size = 268435456";
-
-/// How long a PostgreSQL connection may have been idle in the pool before it is pinged when
-/// taken out again.
-const IDLE_PING: Duration = Duration::from_secs(1);
 
 /// The key of PostgreSQL's advisory lock between batches ("corebtch" in ASCII).
 const BATCH_LOCK: i64 = 0x636f_7265_6274_6368;
@@ -137,22 +132,9 @@ pub struct Database {
     /// The read connections streamed answers may hold at once: at most half of them, so that a
     /// client slow to take a long answer never holds every reader (D-59).
     streams: Arc<tokio::sync::Semaphore>,
-}
-
-/// How many connections each pool opens at most: (reads, writes). SQLite has one writer at a
-/// time, so writers queue for its one write connection; in-memory SQLite exists per connection,
-/// so it has exactly one, shared.
-fn pool_sizes(backend: Backend, options: &Options) -> (u32, u32) {
-    match backend {
-        Backend::Sqlite => (4, 1),
-        Backend::Postgres => {
-            let readers = (options.postgres_connections / 2).max(1);
-            (
-                readers,
-                options.postgres_connections.saturating_sub(readers).max(1),
-            )
-        }
-    }
+    /// On an SQLite file, the connections streamed answers read on, without sqlx's worker
+    /// thread (`storage::direct`); none on PostgreSQL and in-memory SQLite.
+    direct: Option<Arc<Direct>>,
 }
 
 impl Database {
@@ -178,6 +160,7 @@ impl Database {
                 backend,
                 stream_timeout: options.stream_timeout,
                 streams: Arc::new(tokio::sync::Semaphore::new((readers / 2).max(1) as usize)),
+                direct: None,
             }
         } else {
             // The write pool first: it creates an SQLite file and turns its write-ahead log on,
@@ -199,6 +182,8 @@ impl Database {
                 backend,
                 stream_timeout: options.stream_timeout,
                 streams: Arc::new(tokio::sync::Semaphore::new((readers / 2).max(1) as usize)),
+                direct: url::sqlite_file(&url)
+                    .map(|file| Arc::new(Direct::new(file, options.timeout))),
             }
         };
         let migrations = match backend {
@@ -289,6 +274,11 @@ impl Database {
         Arc::clone(&self.streams)
     }
 
+    /// The direct read connections of an SQLite file (`storage::direct`).
+    pub(crate) fn direct(&self) -> Option<Arc<Direct>> {
+        self.direct.clone()
+    }
+
     /// How long a request waits for the database (a connection, a place to stream).
     pub(crate) fn timeout(&self) -> Duration {
         self.reads.options().get_acquire_timeout()
@@ -298,6 +288,9 @@ impl Database {
     /// first checkpointed into the database file; when the last connection closes, SQLite
     /// removes the `-wal` and `-shm` files.
     pub async fn close(&self) {
+        if let Some(direct) = &self.direct {
+            direct.close();
+        }
         self.reads.close().await;
         if self.backend == Backend::Sqlite
             && let Err(error) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -314,90 +307,6 @@ impl Database {
         sqlx::query("SELECT 1").execute(&self.reads).await?;
         Ok(())
     }
-}
-
-/// What a pool is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Reads and authentication: its connections cannot write.
-    Reads,
-    /// Writes.
-    Writes,
-    /// Both (in-memory SQLite, one connection).
-    Shared,
-}
-
-/// The options of one pool.
-fn pool_options(backend: Backend, options: Options, role: Role, size: u32) -> AnyPoolOptions {
-    // A request that cannot get a connection within the timeout is answered 503 (D-37).
-    let mut pool = AnyPoolOptions::new()
-        .max_connections(size)
-        .acquire_timeout(options.timeout);
-    // sqlx pings a connection each time it leaves the pool, besides each time it comes back:
-    // an exchange with SQLite's worker thread or the PostgreSQL server more per statement,
-    // about a third of a small read's time. An SQLite connection lives in the process and
-    // cannot be lost; a PostgreSQL one is pinged only when it has been idle long enough for
-    // the server to have gone away since it was last used (`IDLE_PING`).
-    pool = pool.test_before_acquire(false);
-    match backend {
-        Backend::Postgres => {
-            pool = pool.before_acquire(|connection, metadata| {
-                Box::pin(async move {
-                    if metadata.idle_for >= IDLE_PING {
-                        connection.ping().await?;
-                    }
-                    Ok(true)
-                })
-            });
-            if role == Role::Reads {
-                // No JIT compilation for reads: every statement is served by an index (D-37),
-                // and on a table whose statistics are stale (after a bulk load, before the next
-                // analyze) a page of classes retrieve was estimated costly enough to be
-                // compiled, 23 ms a statement for a 7 ms statement.
-                pool = pool.after_connect(|connection, _| {
-                    Box::pin(async move {
-                        sqlx::query("SET default_transaction_read_only = on")
-                            .execute(&mut *connection)
-                            .await?;
-                        sqlx::query("SET jit = off").execute(connection).await?;
-                        Ok(())
-                    })
-                });
-            }
-        }
-        Backend::Sqlite => {
-            // Pages read through a memory map of the file, shared by every connection, instead
-            // of one `pread` per page into each connection's 2 MB cache: a 100,000-node
-            // classification is read about 40% faster (`cargo bench --bench classes`). A writer
-            // waits for the write lock (another process's) as long as for a connection.
-            let busy = format!("PRAGMA busy_timeout = {}", options.timeout.as_millis());
-            let limit = options
-                .sqlite_max_pages
-                .map(|pages| format!("PRAGMA max_page_count = {pages}"));
-            pool = pool.after_connect(move |connection, _| {
-                let busy = busy.clone();
-                let limit = limit.clone();
-                Box::pin(async move {
-                    sqlx::query(SQLITE_MMAP).execute(&mut *connection).await?;
-                    sqlx::query(sqlx::AssertSqlSafe(busy))
-                        .execute(&mut *connection)
-                        .await?;
-                    if role == Role::Reads {
-                        sqlx::query("PRAGMA query_only = 1")
-                            .execute(&mut *connection)
-                            .await?;
-                    }
-                    if let Some(limit) = limit {
-                        sqlx::query(sqlx::AssertSqlSafe(limit))
-                            .execute(&mut *connection)
-                            .await?;
-                    }
-                    Ok(())
-                })
-            });
-        }
-    }
-    pool
 }
 
 /// Why the database cannot serve a request at all, as opposed to refusing one statement.

@@ -9,8 +9,12 @@
 //! cut off. An answer dropped early (the client left, or was cut off by `--send-timeout`) ends
 //! the statement at the next row. At most half the read connections stream at once, so that
 //! slow clients of long answers never hold every reader the other requests need.
+//!
+//! On an SQLite file, [`rows`] and [`pages`] read on a direct connection (`storage::direct`) on
+//! a blocking thread of the runtime, taken once per answer, instead of crossing to sqlx's
+//! worker thread for each statement and row: the same statements, bounds and places.
 
-use std::future::Future;
+use std::{future::Future, sync::Arc, time::Duration};
 
 use futures_util::{StreamExt, stream::BoxStream};
 use sqlx::{
@@ -19,9 +23,19 @@ use sqlx::{
     pool::PoolConnection,
     query::QueryAs,
 };
-use tokio::sync::mpsc::Sender;
+use tokio::{
+    sync::{OwnedSemaphorePermit, Semaphore, mpsc::Sender},
+    time::{Instant, timeout, timeout_at},
+};
 
-use super::{Backend, Database};
+use super::{
+    Backend, Database,
+    direct::{Direct, DirectConnection},
+};
+
+/// How a direct read hands a row to its answer: `Ok(true)` taken, `Ok(false)` the answer is
+/// gone (the read ends), an error past the stream timeout.
+pub(crate) type Deliver<'a, R> = dyn Fn(Result<R, sqlx::Error>) -> Result<bool, sqlx::Error> + 'a;
 
 /// How many rows wait between the statement and the answer: a row may be a chunk of an answer's
 /// items (keywords: 512 of them).
@@ -37,6 +51,11 @@ pub(crate) fn rows<R>(
 where
     R: for<'r> FromRow<'r, AnyRow> + Send + Unpin + 'static,
 {
+    if let Some(direct) = database.direct() {
+        return read_direct(database, direct, move |connection, deliver| {
+            connection.each(query, |row| deliver(Ok(row)))
+        });
+    }
     read(database, move |mut connection, sender| async move {
         let mut rows = query.fetch(&mut *connection);
         while let Some(row) = rows.next().await {
@@ -65,6 +84,25 @@ where
     N: FnMut(&R) -> Option<QueryAs<'static, Any, R, AnyArguments>> + Send + 'static,
 {
     let begin = snapshot(database.backend());
+    if let Some(direct) = database.direct() {
+        return read_direct(database, direct, move |connection, deliver| {
+            let page = connection.fetch_one(first())?;
+            if next(&page).is_none() {
+                deliver(Ok(page))?;
+                return Ok(());
+            }
+            connection.run(begin)?;
+            let mut query = Some(first());
+            while let Some(statement) = query.take() {
+                let page = connection.fetch_one(statement)?;
+                query = next(&page);
+                if !deliver(Ok(page))? {
+                    break;
+                }
+            }
+            connection.run("ROLLBACK")
+        });
+    }
     read(database, move |mut connection, sender| async move {
         let page = first().fetch_one(&mut *connection).await?;
         if next(&page).is_none() {
@@ -107,34 +145,114 @@ where
 {
     let (sender, receiver) = tokio::sync::mpsc::channel(WAITING);
     let pool = database.reads().clone();
-    let (streams, wait, bound) = (
-        database.streams(),
-        database.timeout(),
-        database.stream_timeout(),
-    );
+    let bounds = Bounds::of(database);
     tokio::spawn(async move {
         let read = async {
-            let _place = tokio::time::timeout(wait, streams.acquire_owned())
-                .await
-                .map_err(|_| sqlx::Error::PoolTimedOut)?
-                .map_err(|_| sqlx::Error::PoolClosed)?;
+            let _place = bounds.place().await?;
             let connection = pool.acquire().await?;
             body(connection, sender.clone()).await
         };
         // The bound counts from the request: waiting for a place counts too.
-        let failure = match tokio::time::timeout(bound, read).await {
+        let failure = match timeout_at(bounds.deadline, read).await {
             Ok(Ok(())) => return,
             Ok(Err(error)) => error,
-            Err(_) => sqlx::Error::Io(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!(
-                    "the answer was read for longer than the stream timeout ({} s)",
-                    bound.as_secs()
-                ),
-            )),
+            Err(_) => bounds.timed_out(),
         };
         let _ = sender.send(Err(failure)).await;
     });
+    answer(receiver)
+}
+
+/// Runs `body` on a direct connection (`storage::direct`) on a blocking thread of the runtime,
+/// once a stream's place is free, bounded like [`read`]: each row it delivers waits for the
+/// answer to take it until the stream timeout, and none is delivered past it.
+fn read_direct<R, B>(
+    database: &Database,
+    direct: Arc<Direct>,
+    body: B,
+) -> BoxStream<'static, Result<R, sqlx::Error>>
+where
+    R: Send + 'static,
+    B: FnOnce(&mut DirectConnection, &Deliver<'_, R>) -> Result<(), sqlx::Error> + Send + 'static,
+{
+    let (sender, receiver) = tokio::sync::mpsc::channel(WAITING);
+    let bounds = Bounds::of(database);
+    tokio::spawn(async move {
+        let failure = match timeout_at(bounds.deadline, bounds.place()).await {
+            Ok(Ok(place)) => {
+                let (handle, rows) = (tokio::runtime::Handle::current(), sender.clone());
+                let read = tokio::task::spawn_blocking(move || {
+                    let _place = place;
+                    let deliver = |row| {
+                        if Instant::now() >= bounds.deadline {
+                            return Err(bounds.timed_out());
+                        }
+                        match handle.block_on(timeout_at(bounds.deadline, rows.send(row))) {
+                            Ok(sent) => Ok(sent.is_ok()),
+                            Err(_) => Err(bounds.timed_out()),
+                        }
+                    };
+                    body(&mut direct.connection()?, &deliver)
+                });
+                match read.await {
+                    Ok(Ok(())) => return,
+                    Ok(Err(error)) => error,
+                    Err(_) => sqlx::Error::WorkerCrashed,
+                }
+            }
+            Ok(Err(error)) => error,
+            Err(_) => bounds.timed_out(),
+        };
+        let _ = sender.send(Err(failure)).await;
+    });
+    answer(receiver)
+}
+
+/// What bounds a streamed read: the places of streams, how long one is waited for, and the
+/// stream timeout, counted from the request.
+#[derive(Clone)]
+struct Bounds {
+    streams: Arc<Semaphore>,
+    wait: Duration,
+    bound: Duration,
+    deadline: Instant,
+}
+
+impl Bounds {
+    fn of(database: &Database) -> Bounds {
+        let bound = database.stream_timeout();
+        Bounds {
+            streams: database.streams(),
+            wait: database.timeout(),
+            bound,
+            deadline: Instant::now() + bound,
+        }
+    }
+
+    /// A stream's place, waited for as long as for a connection.
+    async fn place(&self) -> Result<OwnedSemaphorePermit, sqlx::Error> {
+        timeout(self.wait, Arc::clone(&self.streams).acquire_owned())
+            .await
+            .map_err(|_| sqlx::Error::PoolTimedOut)?
+            .map_err(|_| sqlx::Error::PoolClosed)
+    }
+
+    /// The failure of a read past the stream timeout.
+    fn timed_out(&self) -> sqlx::Error {
+        sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!(
+                "the answer was read for longer than the stream timeout ({} s)",
+                self.bound.as_secs()
+            ),
+        ))
+    }
+}
+
+/// The rows a read sends, as the answer's stream.
+fn answer<R: Send + 'static>(
+    receiver: tokio::sync::mpsc::Receiver<Result<R, sqlx::Error>>,
+) -> BoxStream<'static, Result<R, sqlx::Error>> {
     futures_util::stream::unfold(receiver, |mut receiver| async move {
         receiver.recv().await.map(|row| (row, receiver))
     })

@@ -59,6 +59,18 @@ pub(super) fn prepare(url: &str) -> Result<(Backend, String), StorageError> {
     ))
 }
 
+/// The file of a prepared SQLite URL ([`prepare`]), when it is one SQLite can open directly:
+/// none for an in-memory database or a URL with options beyond `mode=ro|rw|rwc`.
+pub(super) fn sqlite_file(prepared: &str) -> Option<std::path::PathBuf> {
+    let rest = prepared.strip_prefix("sqlite:")?;
+    let (file, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let plain = query
+        .split('&')
+        .filter(|option| !option.is_empty())
+        .all(|option| matches!(option, "mode=ro" | "mode=rw" | "mode=rwc"));
+    (plain && file != ":memory:" && !file.is_empty()).then(|| file.into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +100,16 @@ mod tests {
             prepare("sqlite:"),
             Err(StorageError::UnsupportedUrl(_))
         ));
+    }
+
+    #[test]
+    fn only_plain_sqlite_files_are_read_directly() {
+        let file = |url: &str| prepare(url).ok().and_then(|(_, url)| sqlite_file(&url));
+        assert_eq!(file("sqlite://data/a.db"), Some("data/a.db".into()));
+        assert_eq!(file("sqlite:///srv/a.db?mode=rw"), Some("/srv/a.db".into()));
+        assert_eq!(file("sqlite::memory:"), None);
+        assert_eq!(file("sqlite:a.db?mode=memory&cache=shared"), None);
+        assert_eq!(file("postgres://u@h/db"), None);
     }
 
     #[test]
