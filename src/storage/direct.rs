@@ -62,8 +62,12 @@ impl Direct {
         }
     }
 
-    /// A connection not in use, or a new one; it comes back when dropped.
+    /// A connection not in use, or a new one; it comes back when dropped. None once the
+    /// database is closed, as from a closed pool.
     pub(crate) fn connection(self: &Arc<Self>) -> Result<DirectConnection, sqlx::Error> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(sqlx::Error::PoolClosed);
+        }
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let connection = match idle {
             Some(connection) => connection,
@@ -439,6 +443,10 @@ mod tests {
         );
         drop(again);
         database.close().await;
+        assert!(
+            matches!(direct.connection(), Err(sqlx::Error::PoolClosed)),
+            "no direct read once the database is closed"
+        );
         let _ = std::fs::remove_file(&path);
     }
 }

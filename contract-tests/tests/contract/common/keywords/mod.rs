@@ -5,6 +5,7 @@
 //! One file per operation: [`retrieve`] and [`persist`]; the keywords and helpers they share are
 //! here.
 
+mod direct;
 mod persist;
 mod retrieve;
 
