@@ -9,6 +9,14 @@ use crate::{
     xml_checked::{self, XmlBody},
 };
 
+/// The suite's codec: the default XML namespace, the default limits.
+pub fn codec() -> core_server::repr::Codec {
+    core_server::repr::Codec::new(
+        core_api::document::XML_NAMESPACE_DEFAULT,
+        core_server::repr::Limits::default(),
+    )
+}
+
 /// The media type an operation lists for a representation, as the document names it (the
 /// runner's lookup; a test asking for one the operation does not list is a mistake of the test).
 pub fn media(operation: &Operation, representation: Representation) -> &'static str {
@@ -248,10 +256,7 @@ pub async fn streamed(
         answer.headers.get("content-length").is_none(),
         "{representation:?} {body}: a long answer is streamed"
     );
-    let codec = core_server::repr::Codec::new(
-        core_api::document::XML_NAMESPACE_DEFAULT,
-        core_server::repr::Limits::default(),
-    );
+    let codec = codec();
     let schema = operation.response.schema.expect("a message answer");
     let mut tree = codec
         .decode(representation, &answer.bytes, schema)

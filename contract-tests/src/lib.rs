@@ -8,7 +8,7 @@ pub mod harness;
 pub mod operations;
 pub mod xml_checked;
 
-pub use exchange::{Answer, Call, media, post_json, records, streamed, streamed_alike};
+pub use exchange::{Answer, Call, codec, media, post_json, records, streamed, streamed_alike};
 
 use std::{
     net::SocketAddr,

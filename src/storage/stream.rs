@@ -210,7 +210,6 @@ where
 
 /// What bounds a streamed read: the places of streams, how long one is waited for, and the
 /// stream timeout, counted from the request.
-#[derive(Clone)]
 struct Bounds {
     streams: Arc<Semaphore>,
     wait: Duration,

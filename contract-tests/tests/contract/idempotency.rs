@@ -4,16 +4,13 @@
 //! are each user's own, a batch refused whole keeps none, and a key lives for the retention;
 //! requests with one key at once, also on two instances of one PostgreSQL, apply it once.
 
-use contract_tests::{TestServer, backends, exchange::Answer, issue_item};
+use contract_tests::{TestServer, backends, codec, exchange::Answer, issue_item};
 use core_api::operations::{KEYWORDS_PERSIST, MESSAGES_PERSIST};
 use core_api_support::{
     Operation,
     Representation::{self, Compact, Json, Xml},
 };
-use core_server::{
-    auth,
-    repr::{Codec, Limits},
-};
+use core_server::auth;
 use serde_json::{Value, json};
 
 /// The request header.
@@ -23,10 +20,6 @@ const KEY: &str = "Idempotency-Key";
 /// a second message).
 fn message(subject: &str) -> Value {
     json!({"messages": [{"subject": subject, "recipientRole": "editors"}]})
-}
-
-fn codec() -> Codec {
-    Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, Limits::default())
 }
 
 /// Sends a batch in a representation (asking for the answer in it), with a key.

@@ -3,7 +3,7 @@
 //! answers: every level, links, a base, a missing base, both callers, each representation, and a
 //! whole tree of several pages (one read transaction).
 
-use contract_tests::{TestServer, fixture};
+use contract_tests::{TestServer, codec, fixture};
 use core_api_support::Representation;
 use serde_json::{Value, json};
 
@@ -32,10 +32,6 @@ async fn answer(
         .accept(representation)
         .send()
         .await;
-    let codec = core_server::repr::Codec::new(
-        core_api::document::XML_NAMESPACE_DEFAULT,
-        core_server::repr::Limits::default(),
-    );
     let schema = match answer.status {
         200 => RETRIEVE.response.schema.expect("a message answer"),
         // An error's support id differs between answers: its media type and what it says.
@@ -44,7 +40,7 @@ async fn answer(
             return (answer.status, json!([answer.content_type, said]));
         }
     };
-    let mut tree = codec
+    let mut tree = codec()
         .decode(representation, &answer.bytes, schema)
         .expect("the answer decodes");
     tree["meta"] = Value::Null;
