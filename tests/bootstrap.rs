@@ -15,7 +15,9 @@ use sqlx::Row;
 
 #[path = "bootstrap/format.rs"]
 mod format;
-use format::{keywords_in_any_order, many_keywords_replace_their_names};
+use format::{
+    keyword_texts_load_unchanged, keywords_in_any_order, many_keywords_replace_their_names,
+};
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/bootstrap.schema.json");
 
@@ -392,6 +394,7 @@ async fn sqlite_loads_idempotently_and_all_or_nothing() {
     refuses_and_changes_nothing(&database, "1").await;
     keywords_in_any_order(&database, "1").await;
     many_keywords_replace_their_names(&database, "1").await;
+    keyword_texts_load_unchanged(&database, "1").await;
 }
 
 #[tokio::test]
@@ -413,6 +416,7 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     refuses_and_changes_nothing(&database, &suffix).await;
     keywords_in_any_order(&database, &suffix).await;
     many_keywords_replace_their_names(&database, &suffix).await;
+    keyword_texts_load_unchanged(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
 }
 

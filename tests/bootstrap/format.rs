@@ -101,6 +101,47 @@ pub(crate) async fn many_keywords_replace_their_names(database: &Database, suffi
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+/// Texts come back as they were given, also those a bulk format escapes (a tab, a new line, a
+/// carriage return, a backslash, a segment that reads as `COPY`'s NULL marker `\N`, quotes of
+/// JSON), and so do a given order number and creation time.
+pub(crate) async fn keyword_texts_load_unchanged(database: &Database, suffix: &str) {
+    let folder = folder(&format!("texts{}", suffix.len()));
+    let root = format!("/Texts{suffix}");
+    let odd = "tab\there, \"quoted\", new\nline, return\r, back\\slash, \\N, \\. and é 😀";
+    let keywords = json!([
+        {"path": root, "names": {"de_DE": odd, "en_GB": "\\N"}},
+        {"path": format!("{root}/\\N"), "orderNumber": 7, "createdAt": "2020-01-02T03:04:05.000Z"},
+        {"path": format!("{root}/a\\tb")}
+    ]);
+    let file = write(&folder, &json!({ "keywords": keywords }));
+    bootstrap::load_file(database, &file)
+        .await
+        .expect("the load");
+    let text = |query: &'static str, key: String| async move {
+        sqlx::query_scalar::<_, String>(query)
+            .bind(key)
+            .fetch_one(database.reads())
+            .await
+            .expect("a text")
+    };
+    let name = "SELECT n.name FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
+                WHERE k.path || ' ' || n.loc = $1";
+    assert_eq!(text(name, format!("{root} de_DE")).await, odd);
+    assert_eq!(text(name, format!("{root} en_GB")).await, "\\N");
+    let stored = "SELECT name || ' ' || CAST(order_number AS TEXT) || ' ' || created_at \
+                  FROM keywords WHERE path = $1";
+    assert_eq!(
+        text(stored, format!("{root}/\\N")).await,
+        "\\N 7 2020-01-02T03:04:05.000Z"
+    );
+    assert!(
+        text(stored, format!("{root}/a\\tb"))
+            .await
+            .starts_with("a\\tb 2 ")
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
 /// A document of a newer format version is refused whole, with what to do, even when it holds
 /// fields this version does not know; the version this core-server writes loads.
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! Bulk writes of `core-server import`: many records in one statement, their rows passed as
 //! bound values on SQLite (`BOUND_ROWS` at a time) and as one JSON array on PostgreSQL
-//! (`jsonb_to_recordset`; lists of ids as a JSON array on both), so that a statement's text is
+//! (`json_to_recordset`; lists of ids as a JSON array on both), so that a statement's text is
 //! the same for any number of rows and its plan is checked like every other.
 
 use serde::Serialize;
@@ -112,7 +112,7 @@ pub(crate) async fn insert_keywords(
         Backend::Postgres => sql!(postgres:
             "SELECT CAST(COALESCE(json_agg((SELECT k.id FROM keywords k WHERE k.path = j.path) \
              ORDER BY j.i), '[]') AS TEXT) AS ids \
-             FROM jsonb_array_elements_text(CAST($1 AS JSONB)) WITH ORDINALITY AS j(path, i)"
+             FROM json_array_elements_text(CAST($1 AS JSON)) WITH ORDINALITY AS j(path, i)"
         ),
     };
     let ids: String = sqlx::query_scalar(select)
@@ -164,16 +164,18 @@ async fn store_new_keywords(
             }
         }
         Backend::Postgres => {
+            // A new keyword's id is taken here rather than by the trigger of migration 0015,
+            // which would call PL/pgSQL for each row.
             let insert = sql!(postgres: concat!(
                 "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, sort_key) \
-                 SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, $2), COALESCE((SELECT k.sort_key \
+                 SELECT COALESCE(q.x, nextval('keywords_id_seq')), q.p, q.n, q.path, q.o, COALESCE(q.c, $2), COALESCE((SELECT k.sort_key \
                  FROM keywords k WHERE k.id = q.p), '') || ",
                 segment!(postgres, "q.o", "q.n"),
                 " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.o, COALESCE(CASE WHEN r.p IS NULL \
                  THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
                  ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
                  + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i)) AS o \
-                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(p BIGINT, n TEXT, path TEXT, \
+                 FROM json_to_recordset(CAST($1 AS JSON)) AS r(p BIGINT, n TEXT, path TEXT, \
                  i BIGINT, x BIGINT, o BIGINT, c TEXT) \
                  WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
                  ON CONFLICT (path) DO NOTHING"
@@ -230,7 +232,7 @@ pub(crate) async fn replace_keyword_names(
         Backend::Postgres => {
             let insert = sql!(postgres:
                 "INSERT INTO keyword_names (keyword_id, loc, name) SELECT r.k, r.l, r.n \
-                 FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, l TEXT, n TEXT)"
+                 FROM json_to_recordset(CAST($1 AS JSON)) AS r(k BIGINT, l TEXT, n TEXT)"
             );
             sqlx::query(insert)
                 .bind(rows_json(names)?)
@@ -274,7 +276,7 @@ pub(crate) async fn replace_keyword_assets(
         Backend::Postgres => sql!(postgres:
             "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT l.k, l.a FROM \
              (SELECT r.k, (SELECT s.id FROM assets s WHERE s.tid = r.a) AS a \
-             FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS r(k BIGINT, a TEXT)) l \
+             FROM json_to_recordset(CAST($1 AS JSON)) AS r(k BIGINT, a TEXT)) l \
              WHERE l.a IS NOT NULL ON CONFLICT DO NOTHING"
         ),
     };
@@ -305,14 +307,14 @@ async fn delete_owned(load: Load<'_, '_>, owner: Owner, ids: &[i64]) -> Result<(
         ),
         (Owner::KeywordNames, Backend::Postgres) => sql!(postgres:
             "DELETE FROM keyword_names WHERE keyword_id = ANY \
-             (ARRAY(SELECT CAST(jsonb_array_elements_text(CAST($1 AS JSONB)) AS BIGINT)))"
+             (ARRAY(SELECT CAST(json_array_elements_text(CAST($1 AS JSON)) AS BIGINT)))"
         ),
         (Owner::KeywordAssets, Backend::Sqlite) => sql!(sqlite:
             "DELETE FROM keyword_assets WHERE keyword_id IN (SELECT value FROM json_each($1))"
         ),
         (Owner::KeywordAssets, Backend::Postgres) => sql!(postgres:
             "DELETE FROM keyword_assets WHERE keyword_id = ANY \
-             (ARRAY(SELECT CAST(jsonb_array_elements_text(CAST($1 AS JSONB)) AS BIGINT)))"
+             (ARRAY(SELECT CAST(json_array_elements_text(CAST($1 AS JSON)) AS BIGINT)))"
         ),
     };
     sqlx::query(delete).bind(json).execute(&mut **load).await?;
