@@ -168,8 +168,8 @@ async fn store_new_keywords(
             // which would call PL/pgSQL for each row.
             let insert = sql!(postgres: concat!(
                 "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, sort_key) \
-                 SELECT COALESCE(q.x, nextval('keywords_id_seq')), q.p, q.n, q.path, q.o, COALESCE(q.c, $2), COALESCE((SELECT k.sort_key \
-                 FROM keywords k WHERE k.id = q.p), '') || ",
+                 SELECT COALESCE(q.x, nextval('keywords_id_seq')), q.p, q.n, q.path, q.o, \
+                 COALESCE(q.c, $2), COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
                 segment!(postgres, "q.o", "q.n"),
                 " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.o, COALESCE(CASE WHEN r.p IS NULL \
                  THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
