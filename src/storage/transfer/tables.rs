@@ -99,7 +99,8 @@ macro_rules! from_sqlite {
     };
 }
 
-/// A column's value in PostgreSQL's insert, from the record `copied` of `jsonb_to_recordset`.
+/// A column's value in PostgreSQL's insert, from the record `copied` of `json_to_recordset`
+/// (read once, so not parsed into `jsonb` first).
 macro_rules! from_postgres {
     (Bytes, $column:ident) => {
         concat!("decode(copied.", stringify!($column), ", 'hex')")
@@ -173,7 +174,7 @@ macro_rules! table {
                 "INSERT INTO ", stringify!($table), " (", stringify!($first),
                 $(", ", stringify!($column),)* ") SELECT ",
                 from_postgres!($kind, $first) $(, ", ", from_postgres!($kinds, $column))*,
-                " FROM jsonb_to_recordset(CAST($1 AS JSONB)) AS copied (",
+                " FROM json_to_recordset(CAST($1 AS JSON)) AS copied (",
                 declared!($kind, $first) $(, ", ", declared!($kinds, $column))*, ")"
             )),
             analyze: concat!("ANALYZE ", stringify!($table)),
