@@ -71,14 +71,9 @@ const WHOLE: &[(&str, &str, &str)] = &[
         "the asset links of every keyword, for the same answer with links",
     ),
     (
-        "FROM classifications ORDER BY",
+        "classification_id = c.id ORDER BY",
         "classifications",
         "classes retrieve without a selector (and GET /pim/classes) answers every classification",
-    ),
-    (
-        "FROM classification_names ORDER BY",
-        "classification_names",
-        "the names of every classification, for the same answer",
     ),
     (
         "FROM peos ORDER BY tid",

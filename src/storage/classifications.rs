@@ -2,9 +2,11 @@
 //! perform (deleting one deletes its nodes, their names, attributes and product links by the
 //! schema's cascades).
 
+use std::collections::{BTreeSet, HashSet};
+
 use sqlx::AnyConnection;
 
-use super::{Backend, backend_of};
+use super::{Backend, IN_LIST_CHUNK, backend_of, in_list_on};
 
 /// A stored classification.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -26,23 +28,107 @@ pub(crate) struct Name {
     pub(crate) name: String,
 }
 
-/// Every classification, by id.
-pub(crate) async fn all(
-    connection: &mut AnyConnection,
-) -> Result<Vec<Classification>, sqlx::Error> {
-    sqlx::query_as(sql!("SELECT id, tid FROM classifications ORDER BY id"))
-        .fetch_all(connection)
-        .await
+/// A classification with one of its names, as a selection reads them (no name: it has none).
+#[derive(Debug, sqlx::FromRow)]
+struct Named {
+    /// The classification's id.
+    id: i64,
+    /// Its tid.
+    tid: String,
+    /// The name's locale tid, empty for the default name.
+    loc: Option<String>,
+    /// The name.
+    name: Option<String>,
 }
 
-/// Every classification name, by classification and locale.
-pub(crate) async fn names(connection: &mut AnyConnection) -> Result<Vec<Name>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT classification_id, loc, name FROM classification_names \
-         ORDER BY classification_id, loc"
-    ))
-    .fetch_all(connection)
-    .await
+/// Classifications joined to their names, one row per name: every one (`every`), or those
+/// whose `$column` is in a list (`in`, the statement's head up to the list).
+macro_rules! named {
+    (every) => {
+        "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
+         LEFT JOIN classification_names n ON n.classification_id = c.id ORDER BY c.id, n.loc"
+    };
+    (in $column:literal) => {
+        concat!(
+            "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
+             LEFT JOIN classification_names n ON n.classification_id = c.id WHERE c.",
+            $column,
+            " IN ("
+        )
+    };
+}
+
+/// The classifications of `ids` and of `tids` (both empty: every one), by id, each once,
+/// unknown ones skipped, with their names by classification and locale. Only the
+/// classifications the answer holds are read, through the primary key and the tid index: one
+/// statement for a list of ids or of tids (lists as placeholders, so that one id or tid is a
+/// plain lookup), two when both are given.
+pub(crate) async fn selected(
+    connection: &mut AnyConnection,
+    ids: &[i64],
+    tids: &[String],
+) -> Result<(Vec<Classification>, Vec<Name>), sqlx::Error> {
+    if ids.is_empty() && tids.is_empty() {
+        let rows = sqlx::query_as(sql!(named!(every)))
+            .fetch_all(connection)
+            .await?;
+        return Ok(split(rows));
+    }
+    // Each classification once: the lists without repeats, and one named by both lists read
+    // once. A classification's rows stay in the order the database gave its names.
+    let ids: Vec<i64> = ids
+        .iter()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let tids: Vec<String> = tids
+        .iter()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut rows: Vec<Named> = Vec::new();
+    if !ids.is_empty() {
+        let list = sql_in!(named!(in "id"), ") ORDER BY c.id, n.loc");
+        rows.extend(in_list_on(&mut *connection, list, &ids).await?);
+    }
+    if !tids.is_empty() {
+        let list = sql_in!(named!(in "tid"), ") ORDER BY c.id, n.loc");
+        let by_id: HashSet<i64> = rows.iter().map(|row| row.id).collect();
+        let named: Vec<Named> = in_list_on(&mut *connection, list, &tids).await?;
+        rows.extend(named.into_iter().filter(|row| !by_id.contains(&row.id)));
+    }
+    rows.sort_by_key(|row| row.id);
+    Ok(split(rows))
+}
+
+/// Whether [`selected`] reads these lists in one statement, which is one snapshot by itself:
+/// not both lists, and none longer than a chunk of a listed statement.
+pub(crate) fn read_at_once(ids: &[i64], tids: &[String]) -> bool {
+    (ids.is_empty() || tids.is_empty()) && ids.len().max(tids.len()) <= IN_LIST_CHUNK
+}
+
+/// The classifications of `rows` (each once, in their order) and their names.
+fn split(rows: Vec<Named>) -> (Vec<Classification>, Vec<Name>) {
+    let mut classifications: Vec<Classification> = Vec::new();
+    let mut names = Vec::with_capacity(rows.len());
+    for row in rows {
+        if classifications.last().is_none_or(|last| last.id != row.id) {
+            classifications.push(Classification {
+                id: row.id,
+                tid: row.tid,
+            });
+        }
+        if let (Some(loc), Some(name)) = (row.loc, row.name) {
+            names.push(Name {
+                classification_id: row.id,
+                loc,
+                name,
+            });
+        }
+    }
+    (classifications, names)
 }
 
 /// Stores a new classification; answers its id.

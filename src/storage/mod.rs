@@ -453,6 +453,11 @@ fn format_utc(since: std::time::Duration) -> String {
     crate::local_time::format_millis(i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// A value as the JSON text a statement reads it from (a list of ids, or of rows to write).
+pub(crate) fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, sqlx::Error> {
+    serde_json::to_string(value).map_err(|error| sqlx::Error::Encode(Box::new(error)))
+}
+
 /// The rows of an aggregating statement, read from the JSON array it answers (none: no row).
 /// Rows cross the driver one by one at a few microseconds each; one text crosses it once and
 /// `serde_json` reads it at hundreds of MB/s (`storage::trees`, keywords retrieve).

@@ -1,7 +1,9 @@
 //! Classifications with their trees, read as classes retrieve writes them (D-22, D-59): the
-//! classifications a request selects with their names, then each one's nodes in depth-first
-//! pre-order, in pages of [`PAGE`] nodes with their names and attributes, all in one read
-//! transaction (one snapshot) and handed over as the answer takes them.
+//! classifications a request selects with their names (one statement for a list of ids or of
+//! tids, which reads no other classification and alone answers a read without nodes), then
+//! each one's nodes in depth-first pre-order, in pages of [`PAGE`] nodes with their names and
+//! attributes, all in one read transaction (one snapshot) and handed over as the answer takes
+//! them.
 //!
 //! A tree's order comes from its skeleton (each node's id, parent and place among its siblings),
 //! read in one statement and ordered here: about 40 bytes a node, a small part of the answer.
@@ -18,7 +20,7 @@ use sqlx::{AnyConnection, Connection};
 use super::{
     Backend, Database,
     classifications::{self, Classification, Name},
-    json_rows, stream,
+    json_rows, json_text, stream,
 };
 
 /// How many nodes a page holds.
@@ -181,15 +183,23 @@ pub(crate) fn read(
 ) -> BoxStream<'static, Result<Read, sqlx::Error>> {
     let backend = database.backend();
     stream::read(database, move |mut connection, sender| async move {
+        if !selection.nodes && classifications::read_at_once(&selection.ids, &selection.tids) {
+            // One statement is one snapshot: no transaction around it.
+            let (selected, names) =
+                classifications::selected(&mut connection, &selection.ids, &selection.tids).await?;
+            let _ = sender
+                .send(Ok(Read::Classifications(selected, names)))
+                .await;
+            return Ok(());
+        }
         let mut transaction = connection.begin_with(stream::snapshot(backend)).await?;
-        let selected = selection.pick(classifications::all(&mut transaction).await?);
-        let names = classifications::names(&mut transaction).await?;
+        let (selected, names) =
+            classifications::selected(&mut transaction, &selection.ids, &selection.tids).await?;
         let ids: Vec<i64> = selected.iter().map(|class| class.id).collect();
         if sender
             .send(Ok(Read::Classifications(selected, names)))
             .await
             .is_err()
-            || !selection.nodes
         {
             return transaction.rollback().await;
         }
@@ -222,8 +232,7 @@ async fn send_tree(
         .await?;
     let order = pre_order(json_rows(text)?);
     for page in order.chunks(PAGE) {
-        let ids = serde_json::to_string(&page.iter().map(|node| node.id).collect::<Vec<_>>())
-            .map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+        let ids = json_text(&page.iter().map(|node| node.id).collect::<Vec<_>>())?;
         let text = sqlx::query_scalar(statements.page)
             .bind(ids)
             .fetch_one(&mut *connection)
@@ -234,20 +243,6 @@ async fn send_tree(
         }
     }
     Ok(true)
-}
-
-impl Selection {
-    /// The classifications of `all` (by id) this selection selects.
-    fn pick(&self, all: Vec<Classification>) -> Vec<Classification> {
-        if self.ids.is_empty() && self.tids.is_empty() {
-            return all;
-        }
-        let ids: std::collections::HashSet<i64> = self.ids.iter().copied().collect();
-        let tids: std::collections::HashSet<&str> = self.tids.iter().map(String::as_str).collect();
-        all.into_iter()
-            .filter(|class| ids.contains(&class.id) || tids.contains(class.tid.as_str()))
-            .collect()
-    }
 }
 
 /// The nodes of a tree in depth-first pre-order, siblings in the order they were created (by

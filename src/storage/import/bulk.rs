@@ -7,7 +7,7 @@ use serde::Serialize;
 use sqlx::{Any, any::AnyArguments, query::Query};
 
 use super::Load;
-use crate::storage::{Backend, backend_of};
+use crate::storage::{Backend, backend_of, json_text};
 
 /// Rows per bulk statement: large enough that a statement's round trip is spread thin, small
 /// enough that its JSON stays a few hundred kilobytes.
@@ -116,7 +116,7 @@ pub(crate) async fn insert_keywords(
         ),
     };
     let ids: String = sqlx::query_scalar(select)
-        .bind(rows_json(&paths)?)
+        .bind(json_text(&paths)?)
         .fetch_one(&mut **load)
         .await?;
     let ids: Vec<Option<i64>> =
@@ -181,18 +181,13 @@ async fn store_new_keywords(
                  ON CONFLICT (path) DO NOTHING"
             ));
             sqlx::query(insert)
-                .bind(rows_json(rows)?)
+                .bind(json_text(rows)?)
                 .bind(now)
                 .execute(&mut **load)
                 .await?;
         }
     }
     Ok(())
-}
-
-/// Rows as the JSON array a bulk statement reads.
-fn rows_json<T: Serialize>(rows: &[T]) -> Result<String, sqlx::Error> {
-    serde_json::to_string(rows).map_err(|error| sqlx::Error::Encode(Box::new(error)))
 }
 
 /// The greatest id of a stored keyword (0 when none is): keywords stored after it is read get
@@ -235,7 +230,7 @@ pub(crate) async fn replace_keyword_names(
                  FROM json_to_recordset(CAST($1 AS JSON)) AS r(k BIGINT, l TEXT, n TEXT)"
             );
             sqlx::query(insert)
-                .bind(rows_json(names)?)
+                .bind(json_text(names)?)
                 .execute(&mut **load)
                 .await?;
         }
@@ -266,7 +261,7 @@ pub(crate) async fn replace_keyword_assets(
     if links.is_empty() {
         return Ok(());
     }
-    let json = rows_json(links)?;
+    let json = json_text(links)?;
     let insert = match backend_of(load) {
         Backend::Sqlite => sql!(sqlite:
             "INSERT INTO keyword_assets (keyword_id, asset_id) SELECT json_extract(j.value, '$.k'), \
@@ -300,7 +295,7 @@ async fn delete_owned(load: Load<'_, '_>, owner: Owner, ids: &[i64]) -> Result<(
     if ids.is_empty() {
         return Ok(());
     }
-    let json = rows_json(ids)?;
+    let json = json_text(ids)?;
     let delete = match (owner, backend_of(load)) {
         (Owner::KeywordNames, Backend::Sqlite) => sql!(sqlite:
             "DELETE FROM keyword_names WHERE keyword_id IN (SELECT value FROM json_each($1))"

@@ -129,7 +129,7 @@ async fn classes_retrieve_selects_by_ids_and_tids_flat_or_nested() {
         let union = ok(
             &server,
             &CLASSES_RETRIEVE,
-            json!({"ids": [apparel], "tids": ["Footwear", "Nope"]}),
+            json!({"ids": [apparel, apparel], "tids": ["Apparel", "Footwear", "Nope", "Footwear"]}),
         )
         .await;
         assert_eq!(union["classes"], all["classes"]);

@@ -2,10 +2,10 @@
 //! (the six rules of the specification, D-23, D-24, D-40) and `classes/perform` (D-24).
 //!
 //! A classification's tid is its name and its root node's identifier: the root is `/<tid>` and
-//! every other node's path starts with `/<tid>/`. Trees are read with three queries per
-//! classification (nodes, names, attributes, each aggregated into one row: `storage::trees`) and
-//! assembled in one pass, without recursion, so that retrieving large and deep trees stays
-//! linear.
+//! every other node's path starts with `/<tid>/`. Trees are read by `storage::trees` (the
+//! classifications with their names in one statement, then each tree's skeleton and its nodes
+//! in pages, each an aggregated statement) and ordered without recursion, so that retrieving
+//! large and deep trees stays linear.
 //!
 //! [`read`] answers `getClasses` and `classes/retrieve`, [`persist`] and [`perform`] the batches;
 //! this file holds what they share.
