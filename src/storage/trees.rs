@@ -200,6 +200,7 @@ pub(crate) fn read(
             .send(Ok(Read::Classifications(selected, names)))
             .await
             .is_err()
+            || !selection.nodes
         {
             return transaction.rollback().await;
         }
@@ -303,7 +304,42 @@ fn in_order(page: &[Placed], rows: Vec<PageRow>) -> Vec<PageNode> {
 
 #[cfg(test)]
 mod tests {
+    use futures_util::StreamExt;
+
     use super::*;
+
+    /// What a read of the demo hands over, as `(classifications, trees)`.
+    async fn reads(ids: Vec<i64>, tids: &[&str], nodes: bool) -> (usize, usize) {
+        let database = Database::connect("sqlite::memory:")
+            .await
+            .expect("a database");
+        crate::bootstrap::load_demo(&database)
+            .await
+            .expect("the demo loads");
+        let selection = Selection {
+            ids,
+            tids: tids.iter().map(|tid| tid.to_string()).collect(),
+            nodes,
+        };
+        let mut counted = (0, 0);
+        let mut read = super::read(&database, selection);
+        while let Some(item) = read.next().await {
+            match item.expect("a read") {
+                Read::Classifications(selected, _) => counted.0 += selected.len(),
+                Read::Tree(_) => counted.1 += 1,
+                Read::Nodes(_) => {}
+            }
+        }
+        counted
+    }
+
+    #[tokio::test]
+    async fn a_read_without_nodes_ends_after_the_classifications() {
+        // Both lists: two statements in the read transaction, then nothing more.
+        assert_eq!(reads(vec![i64::MAX], &["Apparel"], false).await, (1, 0));
+        assert_eq!(reads(Vec::new(), &["Apparel"], false).await, (1, 0));
+        assert_eq!(reads(vec![i64::MAX], &["Apparel"], true).await, (1, 1));
+    }
 
     fn bone(id: i64, parent_id: Option<i64>, position: i64) -> Bone {
         Bone {
