@@ -45,16 +45,14 @@ struct Named {
 /// whose `$column` is in a list (`in`, the statement's head up to the list).
 macro_rules! named {
     (every) => {
-        "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
-         LEFT JOIN classification_names n ON n.classification_id = c.id ORDER BY c.id, n.loc"
+        concat!(named!(joined), "ORDER BY c.id, n.loc")
     };
     (in $column:literal) => {
-        concat!(
-            "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
-             LEFT JOIN classification_names n ON n.classification_id = c.id WHERE c.",
-            $column,
-            " IN ("
-        )
+        concat!(named!(joined), "WHERE c.", $column, " IN (")
+    };
+    (joined) => {
+        "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
+         LEFT JOIN classification_names n ON n.classification_id = c.id "
     };
 }
 
@@ -76,18 +74,7 @@ pub(crate) async fn selected(
     }
     // Each classification once: the lists without repeats, and one named by both lists read
     // once. A classification's rows stay in the order the database gave its names.
-    let ids: Vec<i64> = ids
-        .iter()
-        .copied()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let tids: Vec<String> = tids
-        .iter()
-        .cloned()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let (ids, tids) = (distinct(ids), distinct(tids));
     let mut rows: Vec<Named> = Vec::new();
     if !ids.is_empty() {
         let list = sql_in!(named!(in "id"), ") ORDER BY c.id, n.loc");
@@ -101,6 +88,15 @@ pub(crate) async fn selected(
     }
     rows.sort_by_key(|row| row.id);
     Ok(split(rows))
+}
+
+/// The values of `list`, each once.
+fn distinct<T: Ord + Clone>(list: &[T]) -> Vec<T> {
+    list.iter()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// Whether [`selected`] reads these lists in one statement, which is one snapshot by itself:
