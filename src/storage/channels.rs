@@ -1,10 +1,14 @@
-//! The SQL of channels (`project`): a subtree in one recursive statement, the roots, channels by
-//! ids or tids with their type and parent, their asset links and PEOs, and the writes of channels
-//! persist. Lists are read with `in_list`, a few statements whatever their length.
+//! The SQL of channels (`project`): a subtree in one recursive statement, the roots, the channels
+//! channel retrieve answers (one statement a page, with everything each answer holds), the PEOs
+//! linked to channels, and the writes of channels persist.
 
+use std::sync::Arc;
+
+use futures_util::{StreamExt, stream::BoxStream};
+use serde::Deserialize;
 use sqlx::{AnyConnection, AnyPool};
 
-use super::in_list_on;
+use super::{Backend, Database, in_list_on, json_rows, json_text, peos, stream, values};
 
 /// A channel of a subtree, as channel query orders it.
 #[derive(Debug, sqlx::FromRow)]
@@ -53,8 +57,8 @@ pub(crate) async fn roots(pool: &AnyPool) -> Result<Vec<Node>, sqlx::Error> {
     .await
 }
 
-/// A channel as retrieval shows it.
-#[derive(Debug, sqlx::FromRow)]
+/// A channel as retrieval shows it (read from a JSON array in this field order).
+#[derive(Debug, Deserialize)]
 pub(crate) struct Channel {
     /// Its id.
     pub(crate) id: i64,
@@ -82,43 +86,8 @@ pub(crate) struct Channel {
     pub(crate) modified_at: String,
 }
 
-/// The statement reading channels, ending with `condition`.
-macro_rules! channels_where {
-    ($condition:literal) => {
-        concat!(
-            "SELECT c.id, c.tid, c.parent_id, p.tid AS parent_tid, t.name AS type_name, \
-             CAST(c.order_sequence AS BIGINT) AS order_sequence, c.name, c.html_icon, c.icon, \
-             c.allowed_functions, c.created_at, c.modified_at \
-             FROM channels c JOIN channel_types t ON t.id = c.type_id \
-             LEFT JOIN channels p ON p.id = c.parent_id WHERE ",
-            $condition
-        )
-    };
-}
-
-/// The channels whose ids are listed.
-pub(crate) async fn by_ids(
-    connection: &mut AnyConnection,
-    ids: &[i64],
-) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list_on(connection, sql_in!(channels_where!("c.id IN ("), ")"), ids).await
-}
-
-/// The channels whose tids are listed.
-pub(crate) async fn by_tids(
-    connection: &mut AnyConnection,
-    tids: &[String],
-) -> Result<Vec<Channel>, sqlx::Error> {
-    in_list_on(
-        connection,
-        sql_in!(channels_where!("c.tid IN ("), ")"),
-        tids,
-    )
-    .await
-}
-
 /// An asset linked to a channel, once per role it is restricted to (`role` none: unrestricted).
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug, Deserialize)]
 pub(crate) struct AssetLink {
     /// The channel.
     pub(crate) channel_id: i64,
@@ -130,48 +99,219 @@ pub(crate) struct AssetLink {
     pub(crate) role: Option<String>,
 }
 
-/// The assets linked to the listed channels, by channel and asset tid.
-pub(crate) async fn asset_links(
-    connection: &mut AnyConnection,
-    channels: &[i64],
-) -> Result<Vec<AssetLink>, sqlx::Error> {
-    in_list_on(
-        connection,
-        sql_in!(
-            "SELECT l.channel_id, a.tid, a.path, r.name AS role FROM channel_assets l \
-         JOIN assets a ON a.id = l.asset_id \
-         LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
-         LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id IN (",
-            ") ORDER BY l.channel_id, a.tid"
-        ),
-        channels,
-    )
-    .await
-}
-
-/// A PEO linked to a channel.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct PeoLink {
+/// A channel of channel retrieve with everything its answer holds, whoever asks: the caller's
+/// rights are applied to what is read (each list in this field order of a JSON array).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Retrieved {
     /// The channel.
-    pub(crate) channel_id: i64,
-    /// The PEO.
-    pub(crate) peo_id: i64,
+    pub(crate) channel: Channel,
+    /// Its value items, by row.
+    pub(crate) vals: Vec<values::Item>,
+    /// Its asset links, by asset tid.
+    pub(crate) links: Vec<AssetLink>,
+    /// The PEOs linked to it, unordered.
+    pub(crate) peos: Vec<LinkedPeo>,
 }
 
-/// The PEOs linked to the listed channels.
-pub(crate) async fn peo_links(
+/// A PEO linked to a retrieved channel, with its nodes, its values and the roles it and its
+/// product are restricted to (empty: unrestricted).
+#[derive(Debug, Deserialize)]
+pub(crate) struct LinkedPeo {
+    /// The PEO.
+    pub(crate) peo: peos::Peo,
+    /// The roles the PEO is restricted to.
+    pub(crate) roles: Vec<String>,
+    /// The roles its product is restricted to.
+    pub(crate) product_roles: Vec<String>,
+    /// Its node identifiers, by position.
+    pub(crate) nodes: Vec<String>,
+    /// Its value items, by row.
+    pub(crate) vals: Vec<values::Item>,
+}
+
+/// What a page of channel retrieve names: a part of the request's ids, or of its tids.
+#[derive(Debug)]
+pub(crate) enum Named {
+    /// Channels by id.
+    Ids(Vec<i64>),
+    /// Channels by tid.
+    Tids(Vec<String>),
+}
+
+/// A page as the database answers it: its place among the pages (given to it, so that the next
+/// page is known from this one) and its channels as one JSON array.
+#[derive(Debug, sqlx::FromRow)]
+struct PageText {
+    at: i64,
+    channels: Option<String>,
+}
+
+/// The page statement of SQLite, joining the listed values (`json_each($1)`) by `$join`: each
+/// channel with its type, parent, values, asset links and PEOs, in the order of the list, as
+/// one JSON text. Every list in it is a subquery by an index of its owner.
+macro_rules! sqlite_page {
+    ($join:literal) => {
+        concat!(
+            "SELECT CAST($2 AS INTEGER) AS at, json_group_array(json_array( \
+               json_array(c.id, c.tid, c.parent_id, p.tid, t.name, c.order_sequence, c.name, \
+                 c.html_icon, c.icon, c.allowed_functions, c.created_at, c.modified_at), \
+               json((SELECT json_group_array(json_array(v.channel_id, ",
+            value_columns!(),
+            ") ORDER BY v.id) FROM attribute_values v \
+                 JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+                 WHERE v.channel_id = c.id)), \
+               json((SELECT json_group_array(json_array(l.channel_id, a.tid, a.path, r.name) \
+                 ORDER BY a.tid) FROM channel_assets l JOIN assets a ON a.id = l.asset_id \
+                 LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+                 LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id = c.id)), \
+               json((SELECT json_group_array(json_array( \
+                   json_array(e.id, e.tid, pr.tid, e.product_id, e.template, e.is_default, \
+                     e.name, e.created_at, e.modified_at), \
+                   json((SELECT json_group_array(r.name) FROM access_restrictions ar \
+                     JOIN roles r ON r.id = ar.role_id \
+                     WHERE ar.kind = 'peo' AND ar.record_id = e.id)), \
+                   json((SELECT json_group_array(r.name) FROM access_restrictions ar \
+                     JOIN roles r ON r.id = ar.role_id \
+                     WHERE ar.kind = 'product' AND ar.record_id = e.product_id)), \
+                   json((SELECT json_group_array(n.node ORDER BY n.position) FROM peo_nodes n \
+                     WHERE n.peo_id = e.id)), \
+                   json((SELECT json_group_array(json_array(v.peo_id, ",
+            value_columns!(),
+            ") ORDER BY v.id) FROM attribute_values v \
+                     JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+                     WHERE v.peo_id = e.id)))) \
+                 FROM peo_channels pc JOIN peos e ON e.id = pc.peo_id \
+                 LEFT JOIN products pr ON pr.id = e.product_id WHERE pc.channel_id = c.id)) \
+             ) ORDER BY j.key) AS channels \
+             FROM json_each($1) j JOIN channels c ON ",
+            $join,
+            " JOIN channel_types t ON t.id = c.type_id LEFT JOIN channels p ON p.id = c.parent_id"
+        )
+    };
+}
+
+/// The page statement of PostgreSQL: [`sqlite_page!`] in its functions.
+macro_rules! postgres_page {
+    ($join:literal) => {
+        concat!(
+            "SELECT CAST($2 AS BIGINT) AS at, COALESCE(json_agg(json_build_array( \
+               json_build_array(c.id, c.tid, c.parent_id, p.tid, t.name, c.order_sequence, \
+                 c.name, c.html_icon, c.icon, c.allowed_functions, c.created_at, c.modified_at), \
+               (SELECT COALESCE(json_agg(json_build_array(v.channel_id, ",
+            value_columns!(),
+            ") ORDER BY v.id), '[]') FROM attribute_values v \
+                 JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+                 WHERE v.channel_id = c.id), \
+               (SELECT COALESCE(json_agg(json_build_array(l.channel_id, a.tid, a.path, r.name) \
+                 ORDER BY a.tid), '[]') FROM channel_assets l JOIN assets a ON a.id = l.asset_id \
+                 LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+                 LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id = c.id), \
+               (SELECT COALESCE(json_agg(json_build_array( \
+                   json_build_array(e.id, e.tid, pr.tid, e.product_id, e.template, e.is_default, \
+                     e.name, e.created_at, e.modified_at), \
+                   (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
+                     JOIN roles r ON r.id = ar.role_id \
+                     WHERE ar.kind = 'peo' AND ar.record_id = e.id), \
+                   (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
+                     JOIN roles r ON r.id = ar.role_id \
+                     WHERE ar.kind = 'product' AND ar.record_id = e.product_id), \
+                   (SELECT COALESCE(json_agg(n.node ORDER BY n.position), '[]') \
+                     FROM peo_nodes n WHERE n.peo_id = e.id), \
+                   (SELECT COALESCE(json_agg(json_build_array(v.peo_id, ",
+            value_columns!(),
+            ") ORDER BY v.id), '[]') FROM attribute_values v \
+                     JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+                     WHERE v.peo_id = e.id))), '[]') \
+                 FROM peo_channels pc JOIN peos e ON e.id = pc.peo_id \
+                 LEFT JOIN products pr ON pr.id = e.product_id WHERE pc.channel_id = c.id) \
+             ) ORDER BY j.place), '[]')::text AS channels \
+             FROM json_array_elements_text($1::json) WITH ORDINALITY j(value, place) \
+             JOIN channels c ON ",
+            $join,
+            " JOIN channel_types t ON t.id = c.type_id LEFT JOIN channels p ON p.id = c.parent_id"
+        )
+    };
+}
+
+/// The columns of a value item after its owner, as [`values::Item`] reads them (`v` the value,
+/// `d` its definition).
+macro_rules! value_columns {
+    () => {
+        "v.attribute_definition_id, d.tid, v.type, v.origin, v.node, \
+         COALESCE(v.data_type, d.type), v.pos, v.loc, v.value"
+    };
+}
+
+/// The page statements of one backend: channels by id and by tid.
+struct Pages {
+    by_ids: &'static str,
+    by_tids: &'static str,
+}
+
+const SQLITE: Pages = Pages {
+    by_ids: sql!(sqlite: sqlite_page!("c.id = j.value")),
+    by_tids: sql!(sqlite: sqlite_page!("c.tid = j.value")),
+};
+
+const POSTGRES: Pages = Pages {
+    by_ids: sql!(postgres: postgres_page!("c.id = j.value::bigint")),
+    by_tids: sql!(postgres: postgres_page!("c.tid = j.value")),
+};
+
+/// The channels `pages` name with everything their answer holds, page after page, each in the
+/// order its list names them (a name the store does not hold is skipped): one statement a page,
+/// all one snapshot read while the answer is written (`storage::stream`).
+pub(crate) fn retrieve(
+    database: &Database,
+    pages: Vec<Named>,
+) -> BoxStream<'static, Result<Vec<Retrieved>, sqlx::Error>> {
+    let statements = match database.backend() {
+        Backend::Sqlite => &SQLITE,
+        Backend::Postgres => &POSTGRES,
+    };
+    let pages: Result<Vec<(&'static str, String)>, sqlx::Error> = pages
+        .iter()
+        .map(|page| match page {
+            Named::Ids(ids) => Ok((statements.by_ids, json_text(ids)?)),
+            Named::Tids(tids) => Ok((statements.by_tids, json_text(tids)?)),
+        })
+        .collect();
+    let pages = match pages {
+        Ok(pages) => Arc::new(pages),
+        Err(error) => return futures_util::stream::once(async { Err(error) }).boxed(),
+    };
+    let Some((first, names)) = pages.first().cloned() else {
+        return futures_util::stream::empty().boxed();
+    };
+    stream::pages(
+        database,
+        move || sqlx::query_as(first).bind(names.clone()).bind(0_i64),
+        move |read: &PageText| {
+            let at = usize::try_from(read.at).ok()?.checked_add(1)?;
+            let (statement, names) = pages.get(at)?;
+            Some(
+                sqlx::query_as(*statement)
+                    .bind(names.clone())
+                    .bind(i64::try_from(at).ok()?),
+            )
+        },
+    )
+    .map(|read| read.and_then(|read| json_rows(read.channels)))
+    .boxed()
+}
+
+/// The PEOs linked to the listed channels (a PEO once per channel it is linked to).
+pub(crate) async fn linked_peos(
     connection: &mut AnyConnection,
     channels: &[i64],
-) -> Result<Vec<PeoLink>, sqlx::Error> {
-    in_list_on(
+) -> Result<Vec<i64>, sqlx::Error> {
+    let rows: Vec<(i64,)> = in_list_on(
         connection,
-        sql_in!(
-            "SELECT channel_id, peo_id FROM peo_channels WHERE channel_id IN (",
-            ")"
-        ),
+        sql_in!("SELECT peo_id FROM peo_channels WHERE channel_id IN (", ")"),
         channels,
     )
-    .await
+    .await?;
+    Ok(rows.into_iter().map(|(peo,)| peo).collect())
 }
 
 /// The id of a channel type by name.

@@ -1,6 +1,7 @@
 //! A boolean column as every backend answers it through `sqlx::Any`. `Any` cannot read a column
 //! SQLite declares BOOLEAN at all ("does not support the SQLite type Bool", sqlx 0.9), so queries
 //! select a boolean as `CAST(column AS INTEGER)`, and [`Flag`] reads it (or a PostgreSQL boolean).
+//! In JSON the databases write it alike: `true`/`false` (PostgreSQL) or `1`/`0` (SQLite).
 
 use sqlx::{
     Any, Decode, Type,
@@ -34,5 +35,21 @@ impl<'r> Decode<'r, Any> for Flag {
 impl From<Flag> for bool {
     fn from(flag: Flag) -> bool {
         flag.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Flag {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Flag, D::Error> {
+        /// A boolean as a database writes it into JSON.
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Json {
+            Bool(bool),
+            Int(i64),
+        }
+        Ok(Flag(match Json::deserialize(deserializer)? {
+            Json::Bool(value) => value,
+            Json::Int(value) => value != 0,
+        }))
     }
 }

@@ -32,8 +32,8 @@ pub(crate) async fn product_of(
         .await
 }
 
-/// A PEO as retrieval shows it.
-#[derive(Debug, sqlx::FromRow)]
+/// A PEO as retrieval shows it (a row, or a JSON array in this field order).
+#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
 pub(crate) struct Peo {
     /// Its id.
     pub(crate) id: i64,

@@ -20,6 +20,7 @@ use sqlx::{AnyConnection, Connection};
 use super::{
     Backend, Database,
     classifications::{self, Classification, Name},
+    flag::Flag,
     json_rows, json_text, stream,
 };
 
@@ -118,27 +119,7 @@ pub(crate) struct TreeAttribute {
     /// `restriction`.
     pub(crate) restriction: Option<String>,
     /// `localized`.
-    pub(crate) localized: JsonFlag,
-}
-
-/// A boolean as the database writes it into JSON: `true`/`false` (PostgreSQL) or `1`/`0`
-/// (SQLite, which stores booleans as integers).
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged)]
-pub(crate) enum JsonFlag {
-    /// A JSON boolean.
-    Bool(bool),
-    /// An integer, true unless 0.
-    Int(i64),
-}
-
-impl From<JsonFlag> for bool {
-    fn from(flag: JsonFlag) -> bool {
-        match flag {
-            JsonFlag::Bool(value) => value,
-            JsonFlag::Int(value) => value != 0,
-        }
-    }
+    pub(crate) localized: Flag,
 }
 
 /// The statements of one backend: a classification's skeleton (`$1`) and the rows of a page's

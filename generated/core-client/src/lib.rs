@@ -3192,9 +3192,10 @@ required value '<key>'", both forms or a repeated one "Give one '<tidKey>' or on
     not see, D-58), by tid, each with `tid`, `product`, `template`,
     `default`, `name`, `nodes` and `vals`, without `meta`.
 
-    The answer is written as it is read (`x-streamed`: the `project` items of `projects`): the
-    channels' rows, then their values, links and PEOs 64 channels at a time, all in one read
-    transaction (one snapshot); its bytes are those of the whole answer. One of at most 64 KiB
+    The answer is written as it is read (`x-streamed`: the `project` items of `projects`): 64
+    requested ids or tids at a time, each page one statement that reads its channels with their
+    values, links and PEOs; a request of one page is that statement alone, a longer one is read
+    in one read transaction (one snapshot); its bytes are those of the whole answer. One of at most 64 KiB
     goes whole with its `Content-Length`; a longer one goes in chunked transfer, and a failure
     after its status line cuts the connection without the closing chunk (D-59).
 

@@ -1,6 +1,6 @@
 //! Channels read: channel query (a subtree's or the roots' tids, D-17) and channel retrieve
 //! (the requested channels with their values, asset links and PEOs, D-18). Query reads a few
-//! statements whatever the number of channels; retrieve a few per page of [`PAGE`] channels,
+//! statements whatever the number of channels; retrieve one per page of [`PAGE`] channels,
 //! written as they are read (D-59).
 
 use std::{
@@ -11,13 +11,13 @@ use std::{
 use core_api::{
     tables,
     types::{
-        ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peos, Project, ProjectLinks,
+        ChannelQueryDto, ChannelRequest, ChannelRequestDto, Itm, Meta, Peo, Peos, Project,
+        ProjectLinks,
     },
 };
 
 use core_api_support::Entry;
 use futures_util::{StreamExt, stream::BoxStream};
-use sqlx::{AnyConnection, Connection};
 
 use crate::{
     auth::Caller,
@@ -25,9 +25,8 @@ use crate::{
     modules::{itm, peo::peos, vals, visible_assets},
     storage::{
         Database,
-        channels::{self, Channel, Node},
+        channels::{self, Channel, LinkedPeo, Named, Node, Retrieved},
         records::{self, CHANNELS, Identity},
-        stream, values,
     },
 };
 
@@ -108,30 +107,23 @@ fn pre_order(root: i64, nodes: Vec<Node>) -> Vec<String> {
 const PAGE: usize = 64;
 
 /// Channel retrieve: the requested channels the store holds, in request order (`ids`, then
-/// `tids`), each once; written as they are read (D-59): the channels' rows first, then their
-/// values, links and PEOs a page of [`PAGE`] channels at a time, all in one read transaction.
+/// `tids`), each once; written as they are read (D-59), one statement a page of [`PAGE`] names
+/// that reads everything the page answers, all one snapshot. The caller's rights are applied
+/// to what is read: asset links and PEOs it may not see are left out.
 pub(crate) fn retrieve(
     database: &Database,
     caller: Arc<Caller>,
     request: ChannelRequestDto,
 ) -> BoxStream<'static, Result<Entry<Project>, ApiError>> {
-    let backend = database.backend();
-    let pages = stream::read(database, move |mut connection, sender| async move {
-        let mut transaction = connection.begin_with(stream::snapshot(backend)).await?;
-        let mut rows = requested(&mut transaction, &request).await?;
-        while !rows.is_empty() {
-            let page: Vec<Channel> = rows.drain(..rows.len().min(PAGE)).collect();
-            let projects = projects(&mut transaction, &caller, page).await?;
-            if sender.send(Ok(projects)).await.is_err() {
-                break;
-            }
-        }
-        transaction.rollback().await
-    });
-    pages
-        .flat_map(|page| {
+    let mut shown = HashSet::new();
+    channels::retrieve(database, pages(&request))
+        .flat_map(move |page| {
             let entries: Vec<Result<Entry<Project>, ApiError>> = match page {
-                Ok(projects) => projects.into_iter().map(|p| Ok(Entry::top(p))).collect(),
+                Ok(rows) => rows
+                    .into_iter()
+                    .filter(|row| shown.insert(row.channel.id))
+                    .map(|row| Ok(Entry::top(project(&caller, row))))
+                    .collect(),
                 Err(error) => vec![Err(error.into())],
             };
             futures_util::stream::iter(entries)
@@ -139,62 +131,71 @@ pub(crate) fn retrieve(
         .boxed()
 }
 
-/// The rows of the requested channels, in request order, each once.
-async fn requested(
-    connection: &mut AnyConnection,
-    request: &ChannelRequestDto,
-) -> Result<Vec<Channel>, sqlx::Error> {
-    let mut rows = channels::by_ids(connection, &request.ids).await?;
-    rows.extend(channels::by_tids(connection, &request.tids).await?);
-    let mut by_id: HashMap<i64, Channel> = HashMap::with_capacity(rows.len());
-    let mut by_tid: HashMap<String, i64> = HashMap::with_capacity(rows.len());
-    for row in rows {
-        by_tid.insert(row.tid.clone(), row.id);
-        by_id.insert(row.id, row);
-    }
-    let named = request.ids.iter().copied().chain(
-        request
-            .tids
-            .iter()
-            .filter_map(|tid| by_tid.get(tid).copied()),
-    );
-    Ok(named.filter_map(|id| by_id.remove(&id)).collect())
+/// The pages of a request: its ids, then its tids, each once, [`PAGE`] to a page. A channel
+/// named by both lists is read twice and shown once, where its id names it.
+fn pages(request: &ChannelRequestDto) -> Vec<Named> {
+    let ids = first_each(&request.ids);
+    let tids = first_each(&request.tids);
+    let ids = ids.chunks(PAGE).map(|page| Named::Ids(page.to_vec()));
+    ids.chain(tids.chunks(PAGE).map(|page| Named::Tids(page.to_vec())))
+        .collect()
 }
 
-/// The answers of a page of channels, with their values, the asset links and the PEOs the
-/// caller may see.
-async fn projects(
-    connection: &mut AnyConnection,
-    caller: &Caller,
-    rows: Vec<Channel>,
-) -> Result<Vec<Project>, sqlx::Error> {
-    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
-    let mut vals = vals::by_owner(values::of_channels(connection, &ids).await?);
-    let mut links = visible_links(caller, channels::asset_links(connection, &ids).await?);
-    let peo_links = channels::peo_links(connection, &ids).await?;
-    let mut peos = peos::of_channels(connection, caller, &peo_links).await?;
-    Ok(rows
+/// The values of `list` in its order, each where it first is.
+fn first_each<T: Clone + Eq + std::hash::Hash>(list: &[T]) -> Vec<T> {
+    let mut seen = HashSet::with_capacity(list.len());
+    list.iter()
+        .filter(|value| seen.insert(*value))
+        .cloned()
+        .collect()
+}
+
+/// The answer of a channel as the caller may see it.
+fn project(caller: &Caller, row: Retrieved) -> Project {
+    let Retrieved {
+        channel,
+        vals,
+        links,
+        peos,
+    } = row;
+    let mut vals = vals::by_owner(vals);
+    let mut links = visible_links(caller, links);
+    Project {
+        meta: Some(meta(&channel)),
+        vals: Some(vals.remove(&channel.id).unwrap_or_default()),
+        links: Some(ProjectLinks {
+            itm: links.remove(&channel.id).unwrap_or_default(),
+        }),
+        peos: Some(Peos {
+            peo: visible_peos(caller, peos),
+        }),
+        id: Some(channel.id),
+        tid: Some(channel.tid),
+        parent_id: channel.parent_id,
+        parent_tid: channel.parent_tid,
+        type_: Some(channel.type_name),
+        order_sequence: channel
+            .order_sequence
+            .and_then(|order| i32::try_from(order).ok()),
+        name: channel.name,
+    }
+}
+
+/// The PEOs linked to a channel that the caller may see, without `meta`, by tid: a PEO
+/// restricted to roles it holds none of is left out, and so is the PEO of a product it may not
+/// see (D-58).
+fn visible_peos(caller: &Caller, linked: Vec<LinkedPeo>) -> Vec<Peo> {
+    let mut shown: Vec<Peo> = linked
         .into_iter()
-        .map(|row| Project {
-            meta: Some(meta(&row)),
-            vals: Some(vals.remove(&row.id).unwrap_or_default()),
-            links: Some(ProjectLinks {
-                itm: links.remove(&row.id).unwrap_or_default(),
-            }),
-            peos: Some(Peos {
-                peo: peos.remove(&row.id).unwrap_or_default(),
-            }),
-            id: Some(row.id),
-            tid: Some(row.tid),
-            parent_id: row.parent_id,
-            parent_tid: row.parent_tid,
-            type_: Some(row.type_name),
-            order_sequence: row
-                .order_sequence
-                .and_then(|order| i32::try_from(order).ok()),
-            name: row.name,
+        .filter(|linked| caller.sees(&linked.roles) && caller.sees(&linked.product_roles))
+        .map(|linked| {
+            let id = linked.peo.id;
+            let vals = vals::by_owner(linked.vals).remove(&id);
+            peos::shown(linked.peo, linked.nodes, vals.unwrap_or_default(), false)
         })
-        .collect())
+        .collect();
+    shown.sort_by(|a, b| a.tid.cmp(&b.tid));
+    shown
 }
 
 /// `meta` of a channel; items without a value are left out.

@@ -1,11 +1,12 @@
-//! PEOs read: PEO retrieve (whole or `namesOnly`, D-30), the PEOs embedded in retrieved channels,
-//! and PEO query (D-31). PEOs restricted to roles the caller holds none of are left out, and so
-//! are PEOs of a product the caller may not see (D-58): a PEO never names a hidden product.
+//! PEOs read: PEO retrieve (whole or `namesOnly`, D-30), the answer of a PEO (which retrieved
+//! channels embed too), and PEO query (D-31). PEOs restricted to roles the caller holds none of
+//! are left out, and so are PEOs of a product the caller may not see (D-58): a PEO never names a
+//! hidden product.
 
 use std::collections::{HashMap, HashSet};
 
 use core_api::messages;
-use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest};
+use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest, Vals};
 use core_api_support::fill;
 use sqlx::{AnyConnection, AnyPool};
 
@@ -72,36 +73,6 @@ pub(crate) async fn retrieve(
         ));
     }
     Ok(peos)
-}
-
-/// The PEOs linked to each of the listed channels that the caller may see, by tid, without
-/// `meta` (channel retrieval).
-pub(crate) async fn of_channels(
-    connection: &mut AnyConnection,
-    caller: &Caller,
-    links: &[channels::PeoLink],
-) -> Result<HashMap<i64, Vec<Peo>>, sqlx::Error> {
-    let mut ids: Vec<i64> = links.iter().map(|link| link.peo_id).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let rows = peos::by_ids(&mut *connection, &ids).await?;
-    let rows = visible(connection, caller, rows, |row| (row.id, row.product_id)).await?;
-    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
-    let by_id: HashMap<i64, Peo> = ids
-        .iter()
-        .copied()
-        .zip(whole(connection, rows, false).await?)
-        .collect();
-    let mut answer: HashMap<i64, Vec<Peo>> = HashMap::new();
-    for link in links {
-        if let Some(peo) = by_id.get(&link.peo_id) {
-            answer.entry(link.channel_id).or_default().push(peo.clone());
-        }
-    }
-    for peos in answer.values_mut() {
-        peos.sort_by(|a, b| a.tid.cmp(&b.tid));
-    }
-    Ok(answer)
 }
 
 /// The rows the caller may see: PEOs it may see whose product, if any, it may see too (D-58).
@@ -193,19 +164,30 @@ async fn whole(
     let mut vals = vals::by_owner(values::of_peos(&mut *connection, &ids).await?);
     Ok(rows
         .into_iter()
-        .map(|row| Peo {
-            meta: with_metadata.then(|| meta(row.id, &row.created_at, &row.modified_at)),
-            nodes: Some(PeoNodes {
-                node: nodes.remove(&row.id).unwrap_or_default(),
-            }),
-            vals: Some(vals.remove(&row.id).unwrap_or_default()),
-            tid: Some(row.tid),
-            product: row.product,
-            template: row.template,
-            default: Some(row.is_default.into()),
-            name: row.name,
+        .map(|row| {
+            let (nodes, vals) = (nodes.remove(&row.id), vals.remove(&row.id));
+            shown(
+                row,
+                nodes.unwrap_or_default(),
+                vals.unwrap_or_default(),
+                with_metadata,
+            )
         })
         .collect())
+}
+
+/// A PEO's answer from its row, its nodes and its vals.
+pub(crate) fn shown(row: peos::Peo, nodes: Vec<String>, vals: Vals, with_metadata: bool) -> Peo {
+    Peo {
+        meta: with_metadata.then(|| meta(row.id, &row.created_at, &row.modified_at)),
+        nodes: Some(PeoNodes { node: nodes }),
+        vals: Some(vals),
+        tid: Some(row.tid),
+        product: row.product,
+        template: row.template,
+        default: Some(row.is_default.into()),
+        name: row.name,
+    }
 }
 
 /// The id of a product the caller may see, by tid (404 otherwise).
@@ -242,8 +224,8 @@ async fn of_project(
     } else {
         vec![project.id]
     };
-    let links = channels::peo_links(&mut *pool.acquire().await?, &channels).await?;
-    Ok(links.into_iter().map(|link| link.peo_id).collect())
+    let linked = channels::linked_peos(&mut *pool.acquire().await?, &channels).await?;
+    Ok(linked.into_iter().collect())
 }
 
 /// PEO query: the tids of the PEOs matching every criterion given that the caller may see,

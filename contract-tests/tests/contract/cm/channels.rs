@@ -307,6 +307,22 @@ async fn channel_retrieve_shows_what_the_caller_may_see() {
         assert_eq!(peos, ["PEO-1", "PEO-R", "PEO-S"]);
         assert_eq!(all[0]["peos"]["peo"][0]["nodes"]["node"], json!(["ROOT-B"]));
         assert_eq!(all[0]["peos"]["peo"][0]["default"], true);
+        // Ids first, then tids; a channel named twice, or by both lists, is shown once, where
+        // its id names it.
+        let id = root["id"].as_i64().expect("an id");
+        let (status, answer) = post(
+            &server,
+            &CHANNELS_RETRIEVE,
+            &json!({"tids": ["ROOT-B", "ROOT", "ROOT-B"], "ids": [id, id]}),
+        )
+        .await;
+        let shown: Vec<&str> = answer["projects"]["project"]
+            .as_array()
+            .expect("projects")
+            .iter()
+            .filter_map(|p| p["tid"].as_str())
+            .collect();
+        assert_eq!((status, shown), (200, vec!["ROOT", "ROOT-B"]));
         let reader = projects(&server, READER, &["ROOT", "ROOT-B"]).await;
         assert_eq!(
             reader[0]["links"]["itm"],
