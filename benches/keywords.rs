@@ -1,12 +1,14 @@
 //! Keywords retrieve of a 100,000-keyword tree (`CORE_BENCH_KEYWORD_SIZES`, a list, sets the
 //! sizes) over HTTP against the release server, in each representation: the time of the first
-//! (cold) and of the warm requests (`CORE_BENCH_WARM`, 5 by default), and how much memory the
+//! (cold) and of the warm requests (`CORE_BENCH_WARM`, 5 by default, at the largest size; a
+//! smaller tree is asked as many times more as it is smaller, up to 5× `WARM`, so that the
+//! median of its short requests is as steady as that of the long ones), and how much memory the
 //! server takes for the answer and gives back after it.
 //!
 //! The tree (ten roots, ten children each, five levels, cut at 100,000; every keyword named in
 //! two locales) is loaded with `core-server import` into a SQLite file. Each representation gets
 //! a fresh `core-server serve`: one small request, then the whole tree (`{"path":"/","level":-1}`)
-//! once cold and `WARM` times warm. While a request runs, a sampler reads the server's anonymous
+//! once cold, then warm. While a request runs, a sampler reads the server's anonymous
 //! resident memory (`RssAnon` of `/proc/<pid>/status`, every millisecond): the pages the
 //! server allocated, without the database file it maps. Peak growth is the highest sample above
 //! the level before the first request; "after" is the level after two idle seconds and one more
@@ -33,6 +35,8 @@ struct Measured {
     size: usize,
     cold: Duration,
     warm: Duration,
+    /// How many warm requests `warm` is the median of.
+    asked: usize,
     growth: f64,
     before_kib: u64,
     after_kib: u64,
@@ -54,28 +58,35 @@ fn main() {
         .and_then(|count| count.parse().ok())
         .unwrap_or(5)
         .max(1);
+    let largest = sizes.iter().copied().max().unwrap_or(1);
     let mut rows = Vec::new();
     for &keywords in &sizes {
         let folder = support::scratch(&format!("keywords-{keywords}"));
         let database = support::import(&folder, &support::keyword_tree(keywords));
+        let repeats = (warm * largest / keywords.max(1)).clamp(warm, 5 * warm);
         for (form, accept) in FORMS {
-            rows.push(measure(&database, keywords, form, accept, warm));
+            rows.push(measure(&database, keywords, form, accept, repeats));
         }
         let _ = std::fs::remove_dir_all(&folder);
     }
-    println!("keywords retrieve of the whole tree, {warm} warm requests each (median):");
     println!(
-        "| keywords | representation | answer | cold | warm | peak growth | × answer | anon before → after |\n\
+        "keywords retrieve of the whole tree, median of {warm} warm requests at {largest} \
+         keywords, up to {} at smaller sizes:",
+        5 * warm
+    );
+    println!(
+        "| keywords | representation | answer | cold | warm (median of) | peak growth | × answer | anon before → after |\n\
          |---|---|---|---|---|---|---|---|"
     );
     for row in &rows {
         println!(
-            "| {} | {} | {:.1} MB | {:.0} ms | {:.0} ms | {:.1} MB | {:.2} | {:.1} → {:.1} MB |",
+            "| {} | {} | {:.1} MB | {:.0} ms | {:.0} ms ({}) | {:.1} MB | {:.2} | {:.1} → {:.1} MB |",
             row.keywords,
             row.form,
             row.size as f64 / 1e6,
             row.cold.as_secs_f64() * 1e3,
             row.warm.as_secs_f64() * 1e3,
+            row.asked,
             row.growth / 1e6,
             row.growth / row.size as f64,
             row.before_kib as f64 / 1024.0,
@@ -145,6 +156,7 @@ fn measure(
         size,
         cold,
         warm: median,
+        asked: warm,
         growth,
         before_kib: before,
         after_kib: after,
