@@ -187,7 +187,7 @@ fn project(caller: &Caller, row: Retrieved) -> Project {
 fn visible_peos(caller: &Caller, linked: Vec<LinkedPeo>) -> Vec<Peo> {
     let mut shown: Vec<Peo> = linked
         .into_iter()
-        .filter(|linked| caller.sees(&linked.roles) && caller.sees(&linked.product_roles))
+        .filter(|linked| peos::sees(caller, &linked.roles, &linked.product_roles))
         .map(|linked| {
             let id = linked.peo.id;
             let vals = vals::by_owner(linked.vals).remove(&id);

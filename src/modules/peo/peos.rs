@@ -89,16 +89,29 @@ async fn visible<T>(
     products.dedup();
     let restricted = records::restrictions(&mut *connection, &PEOS, &peos).await?;
     let hidden = records::restrictions(&mut *connection, &PRODUCTS, &products).await?;
-    let sees = |restrictions: &HashMap<i64, Vec<String>>, id: i64| {
-        restrictions.get(&id).is_none_or(|roles| caller.sees(roles))
-    };
     Ok(rows
         .into_iter()
         .filter(|row| {
             let (peo, product) = ids(row);
-            sees(&restricted, peo) && product.is_none_or(|product| sees(&hidden, product))
+            sees(
+                caller,
+                roles(&restricted, Some(peo)),
+                roles(&hidden, product),
+            )
         })
         .collect())
+}
+
+/// The roles a record is restricted to, from `restrictions` (empty: unrestricted, or no record).
+fn roles(restrictions: &HashMap<i64, Vec<String>>, id: Option<i64>) -> &[String] {
+    id.and_then(|id| restrictions.get(&id))
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Whether the caller may see a PEO restricted to `roles` whose product is restricted to
+/// `product_roles` (each empty: unrestricted; D-58: a PEO never names a hidden product).
+pub(crate) fn sees(caller: &Caller, roles: &[String], product_roles: &[String]) -> bool {
+    caller.sees(roles) && caller.sees(product_roles)
 }
 
 /// Rows in the order the request names them, each once.
