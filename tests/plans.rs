@@ -71,7 +71,7 @@ const WHOLE: &[(&str, &str, &str)] = &[
         "the asset links of every keyword, for the same answer with links",
     ),
     (
-        "classification_id = c.id ORDER BY",
+        "FROM classifications every",
         "classifications",
         "classes retrieve without a selector (and GET /pim/classes) answers every classification",
     ),

@@ -1,15 +1,13 @@
-//! The SQL of classifications: the list with names, and the writes of classes persist and
-//! perform (deleting one deletes its nodes, their names, attributes and product links by the
-//! schema's cascades).
-
-use std::collections::{BTreeSet, HashSet};
+//! The SQL of classifications' writes, for classes persist and perform (deleting one deletes
+//! its nodes, their names, attributes and product links by the schema's cascades);
+//! `storage::trees` reads them with their trees.
 
 use sqlx::AnyConnection;
 
-use super::{Backend, IN_LIST_CHUNK, backend_of, in_list_on};
+use super::{Backend, backend_of};
 
 /// A stored classification.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub(crate) struct Classification {
     /// Its id.
     pub(crate) id: i64,
@@ -18,7 +16,7 @@ pub(crate) struct Classification {
 }
 
 /// A name of a classification: `loc` empty for the default name.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub(crate) struct Name {
     /// The classification.
     pub(crate) classification_id: i64,
@@ -26,105 +24,6 @@ pub(crate) struct Name {
     pub(crate) loc: String,
     /// The name.
     pub(crate) name: String,
-}
-
-/// A classification with one of its names, as a selection reads them (no name: it has none).
-#[derive(Debug, sqlx::FromRow)]
-struct Named {
-    /// The classification's id.
-    id: i64,
-    /// Its tid.
-    tid: String,
-    /// The name's locale tid, empty for the default name.
-    loc: Option<String>,
-    /// The name.
-    name: Option<String>,
-}
-
-/// Classifications joined to their names, one row per name: every one (`every`), or those
-/// whose `$column` is in a list (`in`, the statement's head up to the list).
-macro_rules! named {
-    (every) => {
-        concat!(named!(joined), "ORDER BY c.id, n.loc")
-    };
-    (in $column:literal) => {
-        concat!(named!(joined), "WHERE c.", $column, " IN (")
-    };
-    (joined) => {
-        "SELECT c.id, c.tid, n.loc, n.name FROM classifications c \
-         LEFT JOIN classification_names n ON n.classification_id = c.id "
-    };
-}
-
-/// The classifications of `ids` and of `tids` (both empty: every one), by id, each once,
-/// unknown ones skipped, with their names by classification and locale. Only the
-/// classifications the answer holds are read, through the primary key and the tid index: one
-/// statement for a list of ids or of tids (lists as placeholders, so that one id or tid is a
-/// plain lookup), two when both are given.
-pub(crate) async fn selected(
-    connection: &mut AnyConnection,
-    ids: &[i64],
-    tids: &[String],
-) -> Result<(Vec<Classification>, Vec<Name>), sqlx::Error> {
-    if ids.is_empty() && tids.is_empty() {
-        let rows = sqlx::query_as(sql!(named!(every)))
-            .fetch_all(connection)
-            .await?;
-        return Ok(split(rows));
-    }
-    // Each classification once: the lists without repeats, and one named by both lists read
-    // once. A classification's rows stay in the order the database gave its names.
-    let (ids, tids) = (distinct(ids), distinct(tids));
-    let mut rows: Vec<Named> = Vec::new();
-    if !ids.is_empty() {
-        let list = sql_in!(named!(in "id"), ") ORDER BY c.id, n.loc");
-        rows.extend(in_list_on(&mut *connection, list, &ids).await?);
-    }
-    if !tids.is_empty() {
-        let list = sql_in!(named!(in "tid"), ") ORDER BY c.id, n.loc");
-        let by_id: HashSet<i64> = rows.iter().map(|row| row.id).collect();
-        let named: Vec<Named> = in_list_on(&mut *connection, list, &tids).await?;
-        rows.extend(named.into_iter().filter(|row| !by_id.contains(&row.id)));
-    }
-    rows.sort_by_key(|row| row.id);
-    Ok(split(rows))
-}
-
-/// The values of `list`, each once.
-fn distinct<T: Ord + Clone>(list: &[T]) -> Vec<T> {
-    list.iter()
-        .cloned()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
-}
-
-/// Whether [`selected`] reads these lists in one statement, which is one snapshot by itself:
-/// not both lists, and none longer than a chunk of a listed statement.
-pub(crate) fn read_at_once(ids: &[i64], tids: &[String]) -> bool {
-    (ids.is_empty() || tids.is_empty()) && ids.len().max(tids.len()) <= IN_LIST_CHUNK
-}
-
-/// The classifications of `rows` (each once, in their order) and their names.
-fn split(rows: Vec<Named>) -> (Vec<Classification>, Vec<Name>) {
-    let mut classifications: Vec<Classification> = Vec::new();
-    let mut names = Vec::with_capacity(rows.len());
-    for row in rows {
-        if classifications.last().is_none_or(|last| last.id != row.id) {
-            classifications.push(Classification {
-                id: row.id,
-                tid: row.tid,
-            });
-        }
-        if let (Some(loc), Some(name)) = (row.loc, row.name) {
-            names.push(Name {
-                classification_id: row.id,
-                loc,
-                name,
-            });
-        }
-    }
-    (classifications, names)
 }
 
 /// Stores a new classification; answers its id.

@@ -3549,8 +3549,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
     With nodes, the answer is written as it is read (`x-streamed`): in the nested form the
     `class` items of `classes`, each followed by its nodes in depth-first pre-order, children
     inside their parent; in the flat form the `node` items of `nodes`. The classifications and
-    their nodes are read in one read transaction (one snapshot), the nodes in pages of 512; its
-    bytes are those of the whole answer. One of at most 64 KiB goes whole with its
+    their nodes are read as one snapshot: one statement for the classifications with the first
+    one's tree when it has at most 512 nodes, otherwise one read transaction, a large tree's
+    nodes in pages of 512 (D-59); its bytes are those of the whole answer. One of at most 64 KiB goes whole with its
     `Content-Length`; a longer one goes in chunked transfer, and a failure after its status
     line cuts the connection without the closing chunk, so that no client takes a partial
     answer for a whole one (D-59).

@@ -85,6 +85,37 @@ fn nested_paths(nodes: &Value, into: &mut Vec<String>) {
     }
 }
 
+/// The paths of each classification of an answer, by tid, in the order they are written:
+/// nested in each `class`, or flat (a node's classification is its path's first step).
+fn paths_by_class(answer: &Value) -> Vec<(String, Vec<String>)> {
+    let classes = answer["classes"]["class"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut by_class: Vec<(String, Vec<String>)> = classes
+        .iter()
+        .map(|class| {
+            let mut paths = Vec::new();
+            nested_paths(&class["nodes"], &mut paths);
+            (class["tid"].as_str().unwrap_or_default().to_string(), paths)
+        })
+        .collect();
+    let flat = answer["nodes"]["node"].as_array().into_iter().flatten();
+    for path in flat.filter_map(|node| node["path"].as_str()) {
+        let tid = path
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        match by_class.last_mut() {
+            Some((last, paths)) if last == tid => paths.push(path.to_string()),
+            _ => by_class.push((tid.to_string(), vec![path.to_string()])),
+        }
+    }
+    by_class.retain(|(_, paths)| !paths.is_empty());
+    by_class
+}
+
 async fn a_long_classification_is_streamed_in_pre_order_as_the_whole_answer() {
     let created = created();
     assert!(created.len() > 512, "the tree spans pages");
@@ -92,25 +123,49 @@ async fn a_long_classification_is_streamed_in_pre_order_as_the_whole_answer() {
     for url in backends("classes retrieve streamed").await {
         let server = server(&url).await;
         persist(&server, &created).await;
+        // A small tree after the long one: its pages come after the long one's last.
+        let tail = json!({
+            "classes": {"class": [{"tid": "Tail", "name": name("Tail")}]},
+            "nodes": {"node": [
+                {"class": "Tail", "path": "/Tail", "name": name("/Tail")},
+                {"class": "Tail", "path": "/Tail/t", "parentPath": "/Tail", "name": name("t")}
+            ]}
+        });
+        let records = batch(&server, &CLASSES_PERSIST, &tail).await;
+        assert_eq!(records[0]["status"], "SUCCESS", "{records:?}");
         let nested = json!({"tids": ["Long"], "withNodes": true, "flatNodes": false});
         let flat = json!({"tids": ["Long"], "withNodes": true});
         for body in [nested, flat] {
             let answer = streamed_alike(&server, &CLASSES_RETRIEVE, &body).await;
-            let mut paths = Vec::new();
-            match answer.get("nodes") {
-                Some(nodes) => {
-                    assert!(answer["classes"]["class"][0].get("nodes").is_none());
-                    paths.extend(
-                        nodes["node"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|node| node["path"].as_str().map(str::to_string)),
-                    );
-                }
-                None => nested_paths(&answer["classes"]["class"][0]["nodes"], &mut paths),
+            if answer.get("nodes").is_some() {
+                assert!(answer["classes"]["class"][0].get("nodes").is_none());
             }
-            assert_eq!(paths, expected, "{body}: depth-first pre-order");
+            let paths = paths_by_class(&answer);
+            assert_eq!(
+                paths,
+                [("Long".to_string(), expected.clone())],
+                "{body}: pre-order"
+            );
+        }
+        // Every classification: the catalogue's small tree(s), the long one, then `Tail`, each
+        // with its own nodes whichever page holds them.
+        let nested = json!({"withNodes": true, "flatNodes": false});
+        let flat = json!({"withNodes": true});
+        for body in [nested, flat] {
+            let answer = streamed_alike(&server, &CLASSES_RETRIEVE, &body).await;
+            let paths = paths_by_class(&answer);
+            let tids: Vec<&str> = paths.iter().map(|(tid, _)| tid.as_str()).collect();
+            assert!(tids.len() >= 3, "{body}: a catalogue tree first: {tids:?}");
+            assert_eq!(tids[tids.len() - 2..], ["Long", "Tail"], "{body}: by id");
+            for (tid, paths) in &paths {
+                let root = format!("/{tid}");
+                assert!(
+                    paths.iter().all(|path| path.starts_with(&root)),
+                    "{body}: {tid} holds its own nodes: {paths:?}"
+                );
+            }
+            assert_eq!(paths[tids.len() - 2].1, expected, "{body}: pre-order");
+            assert_eq!(paths[tids.len() - 1].1, ["/Tail", "/Tail/t"], "{body}");
         }
         server.stop().await;
     }
