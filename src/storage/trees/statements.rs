@@ -27,69 +27,70 @@ macro_rules! postgres_nodes {
     };
 }
 
-/// Whether the tree of the classification `$id` is small: at most `PAGE` (512) nodes, counted no
-/// further than one more (`t.small`).
+/// Whether the tree of the classification `$id` is small: at most `PAGE` (512) nodes, counted
+/// no further than one more.
 macro_rules! small {
     ($id:literal) => {
         concat!(
-            "t AS (SELECT count(*) <= 512 AS small FROM (SELECT 1 FROM classification_nodes \
+            "(SELECT count(*) FROM (SELECT 1 FROM classification_nodes \
              WHERE classification_id = ",
             $id,
-            " LIMIT 513) l)"
+            " LIMIT 513) l) <= 512"
         )
     };
 }
 
-/// The head of a first page: the classifications `$selected` selects (`s`), the first of them
-/// when `$1` asks for nodes (`f`), and whether its tree is small (`t`).
-macro_rules! selected {
-    ($selected:literal) => {
+/// The first page: the classifications `$selected` selects (`s`, an id twice when both lists
+/// name it), by id, with their names by locale (`$classes`), and, when `$1` asks for nodes, the
+/// first one's whole tree (`$nodes` of `n`) when it is small.
+macro_rules! classes {
+    ($selected:literal, $head:literal, $classes:literal, $nodes:expr) => {
         concat!(
             "WITH s AS (",
             $selected,
-            "), f AS (SELECT min(id) AS id FROM s WHERE $1), ",
-            small!("(SELECT id FROM f)")
+            ") SELECT ",
+            $head,
+            ", (",
+            $classes,
+            " FROM s JOIN classifications c ON c.id = s.id) AS classes, \
+             (SELECT CASE WHEN ",
+            small!("f.id"),
+            " THEN (SELECT ",
+            $nodes,
+            " FROM classification_nodes n WHERE n.classification_id = f.id) END \
+             FROM (SELECT min(id) AS id FROM s WHERE $1) f WHERE f.id IS NOT NULL) AS tree"
         )
     };
 }
 
-/// The first page (SQLite): the classifications `$selected` selects (`s`), by id, with their
-/// names by locale, and, when `$1` asks for nodes, the first one's tree when it is small.
+/// The first page (SQLite): [`classes!`].
 macro_rules! sqlite_classes {
     ($selected:literal) => {
-        concat!(
-            selected!($selected),
-            " SELECT 0 AS kind, 0 AS at, 0 AS start, \
-             (SELECT json_group_array(json_array(c.id, c.tid, \
-                json((SELECT json_group_array(json_array(cn.loc, cn.name) ORDER BY cn.loc) \
-                      FROM classification_names cn WHERE cn.classification_id = c.id))) \
-                ORDER BY c.id) \
-              FROM s JOIN classifications c ON c.id = s.id) AS classes, \
-             CASE WHEN t.small AND f.id IS NOT NULL THEN (SELECT ",
-            sqlite_nodes!(),
-            " FROM classification_nodes n WHERE n.classification_id = f.id) END AS tree, \
-             NULL AS bones FROM t, f"
-        )
+        concat!(classes!(
+            $selected,
+            "0 AS kind, 0 AS at, 0 AS start, NULL AS bones",
+            "SELECT json_group_array(json_array(c.id, c.tid, \
+                   json((SELECT json_group_array(json_array(cn.loc, cn.name) ORDER BY cn.loc) \
+                         FROM classification_names cn WHERE cn.classification_id = c.id))) \
+                   ORDER BY c.id)",
+            sqlite_nodes!()
+        ))
     };
 }
 
-/// [`sqlite_classes!`] in PostgreSQL's functions.
+/// The first page (PostgreSQL): [`classes!`].
 macro_rules! postgres_classes {
     ($selected:literal) => {
-        concat!(
-            selected!($selected),
-            " SELECT CAST(0 AS BIGINT) AS kind, CAST(0 AS BIGINT) AS at, \
-             CAST(0 AS BIGINT) AS start, \
-             (SELECT COALESCE(json_agg(json_build_array(c.id, c.tid, \
-                (SELECT COALESCE(json_agg(json_build_array(cn.loc, cn.name) ORDER BY cn.loc), \
-                 '[]') FROM classification_names cn WHERE cn.classification_id = c.id)) \
-                ORDER BY c.id), '[]')::text \
-              FROM s JOIN classifications c ON c.id = s.id) AS classes, \
-             CASE WHEN t.small AND f.id IS NOT NULL THEN (SELECT ",
-            postgres_nodes!(),
-            " FROM classification_nodes n WHERE n.classification_id = f.id) END AS tree, \
-             CAST(NULL AS TEXT) AS bones FROM t, f"
-        )
+        concat!(classes!(
+            $selected,
+            "CAST(0 AS BIGINT) AS kind, CAST(0 AS BIGINT) AS at, CAST(0 AS BIGINT) AS start, \
+             CAST(NULL AS TEXT) AS bones",
+            "SELECT COALESCE(json_agg(json_build_array(c.id, c.tid, \
+               (SELECT COALESCE(json_agg(json_build_array(cn.loc, cn.name) ORDER BY cn.loc), \
+                '[]') FROM classification_names cn WHERE cn.classification_id = c.id)) \
+               ORDER BY c.id), '[]')::text",
+            postgres_nodes!()
+        ))
     };
 }
 
@@ -109,13 +110,13 @@ pub(super) struct Statements {
 pub(super) const SQLITE: Statements = Statements {
     every: sql!(sqlite: sqlite_classes!("SELECT id FROM classifications every")),
     listed: sql!(sqlite: sqlite_classes!(
-        "SELECT id FROM classifications WHERE id IN (SELECT value FROM json_each($2)) \
-         UNION SELECT id FROM classifications WHERE tid IN (SELECT value FROM json_each($3))"
+        "SELECT c.id FROM json_each($2) j JOIN classifications c ON c.id = j.value \
+         UNION ALL SELECT c.id FROM json_each($3) j JOIN classifications c ON c.tid = j.value"
     )),
     tree: sql!(sqlite: concat!(
-        "WITH ",
+        "WITH t AS (SELECT ",
         small!("$1"),
-        " SELECT 1 AS kind, CAST($2 AS INTEGER) AS at, 0 AS start, NULL AS classes, \
+        " AS small) SELECT 1 AS kind, CAST($2 AS INTEGER) AS at, 0 AS start, NULL AS classes, \
          CASE WHEN t.small THEN (SELECT ",
         sqlite_nodes!(),
         " FROM classification_nodes n WHERE n.classification_id = $1) END AS tree, \
@@ -135,15 +136,15 @@ pub(super) const SQLITE: Statements = Statements {
 pub(super) const POSTGRES: Statements = Statements {
     every: sql!(postgres: postgres_classes!("SELECT id FROM classifications every")),
     listed: sql!(postgres: postgres_classes!(
-        "SELECT id FROM classifications WHERE id IN \
-         (SELECT value::bigint FROM json_array_elements_text($2::json)) \
-         UNION SELECT id FROM classifications WHERE tid IN \
-         (SELECT value FROM json_array_elements_text($3::json))"
+        "SELECT c.id FROM json_array_elements_text($2::json) j \
+         JOIN classifications c ON c.id = j.value::bigint \
+         UNION ALL SELECT c.id FROM json_array_elements_text($3::json) j \
+         JOIN classifications c ON c.tid = j.value"
     )),
     tree: sql!(postgres: concat!(
-        "WITH ",
+        "WITH t AS (SELECT ",
         small!("$1"),
-        " SELECT CAST(1 AS BIGINT) AS kind, CAST($2 AS BIGINT) AS at, \
+        " AS small) SELECT CAST(1 AS BIGINT) AS kind, CAST($2 AS BIGINT) AS at, \
          CAST(0 AS BIGINT) AS start, CAST(NULL AS TEXT) AS classes, \
          CASE WHEN t.small THEN (SELECT ",
         postgres_nodes!(),
