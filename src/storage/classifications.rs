@@ -6,26 +6,6 @@ use sqlx::AnyConnection;
 
 use super::{Backend, backend_of};
 
-/// A stored classification.
-#[derive(Debug, Clone)]
-pub(crate) struct Classification {
-    /// Its id.
-    pub(crate) id: i64,
-    /// Its tid, which is also its name and its root node's identifier (D-23).
-    pub(crate) tid: String,
-}
-
-/// A name of a classification: `loc` empty for the default name.
-#[derive(Debug)]
-pub(crate) struct Name {
-    /// The classification.
-    pub(crate) classification_id: i64,
-    /// The locale tid, empty for the default name.
-    pub(crate) loc: String,
-    /// The name.
-    pub(crate) name: String,
-}
-
 /// Stores a new classification; answers its id.
 pub(crate) async fn create(
     connection: &mut AnyConnection,

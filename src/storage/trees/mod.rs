@@ -32,12 +32,7 @@ mod statements;
 
 use statements::{POSTGRES, SQLITE, Statements};
 
-use super::{
-    Backend, Database,
-    classifications::{Classification, Name},
-    flag::Flag,
-    json_rows, json_text, stream,
-};
+use super::{Backend, Database, flag::Flag, json_rows, json_text, stream};
 
 /// How many nodes a page holds, and the most a tree read whole holds.
 pub(crate) const PAGE: usize = 512;
@@ -57,8 +52,8 @@ pub(crate) struct Selection {
 /// nodes are asked) its start and its pages.
 #[derive(Debug)]
 pub(crate) enum Read {
-    /// The classifications selected, by id, and their names by classification and locale.
-    Classifications(Vec<Classification>, Vec<Name>),
+    /// The classifications selected, by id.
+    Classifications(Vec<Selected>),
     /// The nodes of the classification at this place among those selected follow.
     Tree(usize),
     /// The next nodes of the current classification, in depth-first pre-order.
@@ -112,12 +107,15 @@ struct NodeRow {
     attributes: Vec<TreeAttribute>,
 }
 
-/// A selected classification's row (read from a JSON array in this field order).
+/// A selected classification with its names (read from a JSON array in this field order).
 #[derive(Debug, Deserialize)]
-struct ClassRow {
-    id: i64,
-    tid: String,
-    names: Vec<TreeName>,
+pub(crate) struct Selected {
+    /// Its id.
+    pub(crate) id: i64,
+    /// Its tid.
+    pub(crate) tid: String,
+    /// Its names, by locale.
+    pub(crate) names: Vec<TreeName>,
 }
 
 /// A name of a node or of a classification.
@@ -175,7 +173,7 @@ const NODES: i64 = 2;
 enum Page {
     /// The classifications selected, with the first one's tree when it is small and asked.
     Classes {
-        selected: Vec<ClassRow>,
+        selected: Vec<Selected>,
         first: Option<Vec<PageNode>>,
     },
     /// The tree of the classification at `at`.
@@ -208,7 +206,7 @@ impl<'r> FromRow<'r, AnyRow> for Page {
             CLASSES => Page::Classes {
                 // Ordered by id: a classification both lists name comes twice in a row.
                 selected: {
-                    let mut selected: Vec<ClassRow> = json_rows(text.classes)?;
+                    let mut selected: Vec<Selected> = json_rows(text.classes)?;
                     selected.dedup_by_key(|class| class.id);
                     selected
                 },
@@ -351,22 +349,7 @@ fn reads(
     };
     match page {
         Page::Classes { selected, first } => {
-            let mut names = Vec::new();
-            let classes = selected
-                .into_iter()
-                .map(|class| {
-                    names.extend(class.names.into_iter().map(|name| Name {
-                        classification_id: class.id,
-                        loc: name.loc,
-                        name: name.name,
-                    }));
-                    Classification {
-                        id: class.id,
-                        tid: class.tid,
-                    }
-                })
-                .collect();
-            let mut reads = vec![Ok(Read::Classifications(classes, names))];
+            let mut reads = vec![Ok(Read::Classifications(selected))];
             if let Some(nodes) = first {
                 reads.extend([Ok(Read::Tree(0)), Ok(Read::Nodes(nodes))]);
             }
@@ -408,6 +391,7 @@ fn whole(rows: Vec<NodeRow>) -> Vec<PageNode> {
     );
     in_order(&order, rows)
 }
+
 /// The nodes of a tree in depth-first pre-order, siblings in the order they were created (by
 /// position, then id), walked with an explicit stack; a node whose parent is not in the tree is
 /// a root.
@@ -487,7 +471,7 @@ mod tests {
         let mut read = super::read(&database, selection);
         while let Some(item) = read.next().await {
             match item.expect("a read") {
-                Read::Classifications(selected, _) => counted.0 += selected.len(),
+                Read::Classifications(selected) => counted.0 += selected.len(),
                 Read::Tree(_) => counted.1 += 1,
                 Read::Nodes(_) => {}
             }

@@ -2,10 +2,8 @@
 //! flat or nested, written as `storage::trees` reads them (D-59): the classifications first,
 //! then each one's nodes in depth-first pre-order, page by page.
 
-use std::collections::HashMap;
-
 use core_api::service::ClassesRetrieveItem;
-use core_api::types::{Attr, Class, ClassificationRequest, NameItm, Node, Nodes};
+use core_api::types::{Attr, Class, ClassificationRequest, Node, Nodes};
 use core_api_support::{Either, Entry};
 use futures_util::{StreamExt, stream::BoxStream};
 
@@ -66,7 +64,7 @@ pub(crate) async fn retrieve(
             nodes: form != Form::Bare,
         },
     );
-    let Some(Read::Classifications(selected, names)) = read.next().await.transpose()? else {
+    let Some(Read::Classifications(selected)) = read.next().await.transpose()? else {
         return Err(sqlx::Error::Protocol(
             "a classes read began without its classifications".into(),
         )
@@ -77,18 +75,17 @@ pub(crate) async fn retrieve(
             "None of the requested classifications exists".into(),
         ));
     }
-    let mut by_class: HashMap<i64, Vec<NameItm>> = HashMap::new();
-    for name in names {
-        by_class
-            .entry(name.classification_id)
-            .or_default()
-            .push(name_item(&name.loc, name.name));
-    }
     let classes: Vec<Class> = selected
         .into_iter()
         .map(|classification| Class {
             id: Some(classification.id),
-            name: named(by_class.remove(&classification.id).unwrap_or_default()),
+            name: named(
+                classification
+                    .names
+                    .into_iter()
+                    .map(|name| name_item(&name.loc, name.name))
+                    .collect(),
+            ),
             tid: Some(classification.tid),
             meta: None,
             nodes: None,
