@@ -583,8 +583,9 @@ pub struct ClassesPersistRequest {
     pub nodes: ::std::option::Option<NodesOfClasses>,
 }
 /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
-together select their union; unknown ones are skipped, and 404 when none exists (D-25).
-Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
+together select their union; unknown ones are skipped, and 404 when none exists (D-25). An
+empty list selects nothing by itself: all are returned only when neither list holds an entry
+(`{"ids": [], "tids": ["X"]}` answers X). Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
 `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside
 `classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,
 child nodes inside parent nodes (D-22).

@@ -568,8 +568,9 @@ pub mod types {
         pub schema_version: ::std::option::Option<SchemaVersion>,
     }
     /**An empty body, an empty `ids` or an empty `tids` returns all classifications; `ids` and `tids`
-    together select their union; unknown ones are skipped, and 404 when none exists (D-25).
-    Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
+    together select their union; unknown ones are skipped, and 404 when none exists (D-25). An
+    empty list selects nothing by itself: all are returned only when neither list holds an entry
+    (`{"ids": [], "tids": ["X"]}` answers X). Classifications are listed by id; each of `ids` and `tids` holds at most 1,000 entries (D-37). With
     `withNodes` true and `flatNodes` true, nodes (with attributes) come as a flat `nodes` list beside
     `classes` (depth-first pre-order); with `flatNodes` false, nodes are nested in their `class`,
     child nodes inside parent nodes (D-22).
@@ -3544,7 +3545,9 @@ locale '<locale>'". Every `attribute` identifier listed above is written, in tha
     every `node` holds its `attr` entries followed by `nodes/node` for its children; flat form: a
     top-level `nodes` in depth-first pre-order. Compact JSON is also offered; `ids` and `tids`
     together select their union; unknown ones are skipped and 404 is answered when none of the
-    requested exists (D-25). The body may be empty (no `Content-Type` needed).
+    requested exists (D-25); an empty list selects nothing by itself, so all are returned only
+    when neither list holds an entry (`{"ids": [], "tids": ["X"]}` answers X). The body may be
+    empty (no `Content-Type` needed).
 
     With nodes, the answer is written as it is read (`x-streamed`): in the nested form the
     `class` items of `classes`, each followed by its nodes in depth-first pre-order, children

@@ -121,6 +121,18 @@ async fn classes_retrieve_selects_by_ids_and_tids_flat_or_nested() {
                 all["classes"]
             );
         }
+        // An empty list selects nothing by itself: beside a list with entries, those answer.
+        let footwear = ok(
+            &server,
+            &CLASSES_RETRIEVE,
+            json!({"ids": [], "tids": ["Footwear"]}),
+        )
+        .await;
+        assert_eq!(footwear["classes"]["class"][0]["tid"], "Footwear");
+        assert_eq!(
+            footwear["classes"]["class"].as_array().map(Vec::len),
+            Some(1)
+        );
         // The listing is retrieve with an empty body.
         let listing = server.call(&GET_CLASSES).accept(Json).send().await;
         assert_eq!(listing.status, 200);
