@@ -8,7 +8,9 @@ use futures_util::{StreamExt, stream::BoxStream};
 use serde::Deserialize;
 use sqlx::{AnyConnection, AnyPool};
 
-use super::{Backend, Database, in_list_on, json_rows, json_text, peos, stream, values};
+use super::{
+    Backend, Database, in_list_on, json_rows, json_text, peos, records::Identity, stream, values,
+};
 
 /// A channel of a subtree, as channel query orders it.
 #[derive(Debug, sqlx::FromRow)]
@@ -21,37 +23,53 @@ pub(crate) struct Node {
     pub(crate) parent_id: Option<i64>,
     /// Its place among its siblings.
     pub(crate) order_sequence: Option<i64>,
+    /// Its generation below the subtree's root (0: the root, and every root of [`roots`]).
+    pub(crate) depth: i64,
 }
 
 /// The deepest a subtree is read, whatever `level` asks: a guard against a cycle that a
 /// bootstrap document could write by re-parenting channels.
 const DEEPEST: i64 = 4096;
 
-/// The channel `root` and its descendants down to `level` generations (`None`: all).
+/// A channel subtree's statement, from the channel whose `$column` is `$1`.
+macro_rules! subtree {
+    ($column:literal) => {
+        sql!(concat!(
+            "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
+               SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE ",
+            $column,
+            " = $1 \
+               UNION ALL \
+               SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
+               FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
+             ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
+             CAST(depth AS BIGINT) AS depth FROM tree"
+        ))
+    };
+}
+
+/// The channel `root` and its descendants down to `level` generations (`None`: all), in one
+/// statement; none when no channel is `root`.
 pub(crate) async fn subtree(
     pool: &AnyPool,
-    root: i64,
+    root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
-           SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE id = $1 \
-           UNION ALL \
-           SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
-           FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
-         ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence FROM tree"
-    ))
-    .bind(root)
-    .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
-    .fetch_all(pool)
-    .await
+    let query = match root {
+        Identity::Id(id) => sqlx::query_as(subtree!("id")).bind(id),
+        Identity::Key(tid) => sqlx::query_as(subtree!("tid")).bind(tid.to_string()),
+    };
+    query
+        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
+        .fetch_all(pool)
+        .await
 }
 
 /// The channels without a parent.
 pub(crate) async fn roots(pool: &AnyPool) -> Result<Vec<Node>, sqlx::Error> {
     sqlx::query_as(sql!(
-        "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence \
-         FROM channels WHERE parent_id IS NULL"
+        "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
+         CAST(0 AS BIGINT) AS depth FROM channels WHERE parent_id IS NULL"
     ))
     .fetch_all(pool)
     .await

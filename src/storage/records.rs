@@ -34,11 +34,13 @@ pub(crate) struct Resource {
     restriction: Option<Restriction>,
 }
 
-/// How the access restrictions of a kind of record are read: one record's roles, and the roles
-/// of a list of records, each by the restrictions' primary key (kind, record).
+/// How the access restrictions of a kind of record are read: one record by id and by key with
+/// its roles, in one statement, and the roles of a list of records, each by the restrictions'
+/// primary key (kind, record).
 #[derive(Debug)]
 struct Restriction {
-    one: &'static str,
+    by_id: &'static str,
+    by_key: &'static str,
     many: super::InList,
 }
 
@@ -63,9 +65,16 @@ macro_rules! resource {
                 "SELECT id, ", $key, " AS key FROM ", $table, " WHERE ", $key, " = $1"
             )),
             restriction: Some(Restriction {
-                one: sql!(concat!(
-                    "SELECT r.name FROM access_restrictions ar JOIN roles r ON r.id = ar.role_id \
-                     WHERE ar.kind = '", $kind, "' AND ar.record_id = $1 ORDER BY r.name"
+                by_id: sql!(concat!(
+                    "SELECT t.id, r.name AS role FROM ", $table, " t LEFT JOIN \
+                     access_restrictions ar ON ar.kind = '", $kind, "' AND ar.record_id = t.id \
+                     LEFT JOIN roles r ON r.id = ar.role_id WHERE t.id = $1 ORDER BY r.name"
+                )),
+                by_key: sql!(concat!(
+                    "SELECT t.id, r.name AS role FROM ", $table, " t LEFT JOIN \
+                     access_restrictions ar ON ar.kind = '", $kind, "' AND ar.record_id = t.id \
+                     LEFT JOIN roles r ON r.id = ar.role_id WHERE t.", $key, " = $1 \
+                     ORDER BY r.name"
                 )),
                 many: sql_in!(
                     concat!(
@@ -143,25 +152,39 @@ pub(crate) async fn find<'e>(
     query.fetch_optional(executor).await
 }
 
-/// Finds a record that may be restricted to roles: its id and those roles (none: everybody).
+/// A record found with one role it is restricted to (none when it is not restricted): one row
+/// per role.
+#[derive(Debug, sqlx::FromRow)]
+struct RestrictedRow {
+    /// The numeric identifier.
+    id: i64,
+    /// A role the record is restricted to.
+    role: Option<String>,
+}
+
+/// Finds a record that may be restricted to roles: its id and those roles (none: everybody), in
+/// one statement.
 pub(crate) async fn find_restricted(
     connection: &mut AnyConnection,
     resource: &Resource,
     identity: Identity<'_>,
 ) -> Result<Option<(i64, Vec<String>)>, sqlx::Error> {
-    let Some(found) = find(&mut *connection, resource, identity).await? else {
+    let Some(restriction) = &resource.restriction else {
+        let found = find(connection, resource, identity).await?;
+        return Ok(found.map(|found| (found.id, Vec::new())));
+    };
+    let query = match identity {
+        Identity::Id(id) => sqlx::query_as(restriction.by_id).bind(id),
+        Identity::Key(key) => sqlx::query_as(restriction.by_key).bind(key.to_string()),
+    };
+    let rows: Vec<RestrictedRow> = query.fetch_all(connection).await?;
+    let Some(id) = rows.first().map(|row| row.id) else {
         return Ok(None);
     };
-    let roles = match &resource.restriction {
-        Some(restriction) => {
-            sqlx::query_scalar(restriction.one)
-                .bind(found.id)
-                .fetch_all(connection)
-                .await?
-        }
-        None => Vec::new(),
-    };
-    Ok(Some((found.id, roles)))
+    Ok(Some((
+        id,
+        rows.into_iter().filter_map(|row| row.role).collect(),
+    )))
 }
 
 /// The roles each of the listed records is restricted to; a record missing from the map is

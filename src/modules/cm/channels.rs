@@ -26,7 +26,7 @@ use crate::{
     storage::{
         Database,
         channels::{self, Channel, LinkedPeo, Named, Node, Retrieved},
-        records::{self, CHANNELS, Identity},
+        records::Identity,
     },
 };
 
@@ -62,14 +62,16 @@ pub(crate) async fn query(
         ),
         (None, None) => return Err(ApiError::broken_rule(&tables::CHANNEL_QUERY_DTO)),
     };
-    let root = records::find(pool, &CHANNELS, identity)
-        .await?
-        .ok_or(ApiError::NotFound(missing))?;
     let level = request.level.filter(|level| *level >= 0).map(i64::from);
-    let nodes = channels::subtree(pool, root.id, level).await?;
+    let nodes = channels::subtree(pool, identity, level).await?;
+    let root = nodes
+        .iter()
+        .find(|node| node.depth == 0)
+        .map(|node| node.id)
+        .ok_or(ApiError::NotFound(missing))?;
     Ok(ChannelRequest {
         ids: Vec::new(),
-        tids: pre_order(root.id, nodes),
+        tids: pre_order(root, nodes),
     })
 }
 

@@ -225,18 +225,20 @@ async fn of_project(
     tid: &str,
     with_children: bool,
 ) -> Result<HashSet<i64>, ApiError> {
-    let project = records::find(pool, &CHANNELS, Identity::Key(tid))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(fill(messages::PROJECT_TID_NOT_FOUND, &[&tid])))?;
+    let missing = || ApiError::NotFound(fill(messages::PROJECT_TID_NOT_FOUND, &[&tid]));
     let channels: Vec<i64> = if with_children {
-        channels::subtree(pool, project.id, None)
+        channels::subtree(pool, Identity::Key(tid), None)
             .await?
             .into_iter()
             .map(|node| node.id)
             .collect()
     } else {
-        vec![project.id]
+        let project = records::find(pool, &CHANNELS, Identity::Key(tid)).await?;
+        vec![project.ok_or_else(missing)?.id]
     };
+    if channels.is_empty() {
+        return Err(missing());
+    }
     let linked = channels::linked_peos(&mut *pool.acquire().await?, &channels).await?;
     Ok(linked.into_iter().collect())
 }
