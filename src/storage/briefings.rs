@@ -1,7 +1,10 @@
-//! The SQL of briefing layouts: a channel's layout for a module configuration and a locale, its
-//! boxes and their images (attributes are stored as JSON objects of identifier to text).
+//! The SQL of briefing layouts: a channel's layout for a module configuration and a locale with
+//! its boxes and their images, in one statement (attributes are stored as JSON objects of
+//! identifier to text).
 
 use sqlx::AnyPool;
+
+use super::records::Identity;
 
 /// The attribute identifiers of a layout, in order.
 pub(crate) const LAYOUT: [&str; 2] = ["width", "height"];
@@ -50,98 +53,81 @@ pub(crate) const PERCENT: [&str; 4] = [
     "dummy_height",
 ];
 
-/// A briefing layout.
+/// One row of a briefing read: the channel, whether the locale and the module configuration
+/// are known, and the channel's layout for them with one of its boxes and one of that box's
+/// images (each absent when there is none), boxes and images in order.
 #[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Layout {
-    /// Its row id.
-    pub(crate) id: i64,
-    /// The layout's `id` as loaded.
-    pub(crate) layout_key: String,
-    /// Its `name`.
-    pub(crate) name: Option<String>,
-    /// Its attributes, a JSON object.
-    pub(crate) attributes: String,
-}
-
-/// The layout of a channel for a module configuration and a locale.
-pub(crate) async fn layout(
-    pool: &AnyPool,
-    channel: i64,
-    module_cfg: &str,
-    locale: &str,
-) -> Result<Option<Layout>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT id, layout_key, name, attributes FROM briefing_layouts \
-         WHERE channel_id = $1 AND module_cfg_tid = $2 AND locale = $3"
-    ))
-    .bind(channel)
-    .bind(module_cfg.to_string())
-    .bind(locale.to_string())
-    .fetch_optional(pool)
-    .await
-}
-
-/// Whether any layout is loaded for a module configuration.
-pub(crate) async fn module_cfg_exists(
-    pool: &AnyPool,
-    module_cfg: &str,
-) -> Result<bool, sqlx::Error> {
-    let found: Option<i64> = sqlx::query_scalar(sql!(
-        "SELECT id FROM briefing_layouts WHERE module_cfg_tid = $1 LIMIT 1"
-    ))
-    .bind(module_cfg.to_string())
-    .fetch_optional(pool)
-    .await?;
-    Ok(found.is_some())
-}
-
-/// A box of a layout.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Box {
-    /// Its row id.
-    pub(crate) id: i64,
+pub(crate) struct Row {
+    /// The channel's tid.
+    pub(crate) channel_tid: String,
+    /// 1 when the locale is stored.
+    pub(crate) locale_known: i64,
+    /// 1 when any layout is loaded for the module configuration.
+    pub(crate) module_cfg_known: i64,
+    /// The layout's `id` as loaded; none when the channel has no layout for them.
+    pub(crate) layout_key: Option<String>,
+    /// The layout's `name`.
+    pub(crate) layout_name: Option<String>,
+    /// The layout's attributes, a JSON object.
+    pub(crate) layout_attributes: Option<String>,
+    /// The box's row id; none when the layout has no box.
+    pub(crate) box_id: Option<i64>,
     /// The box's `id` as loaded.
-    pub(crate) box_key: String,
-    /// `layer`.
-    pub(crate) layer: Option<String>,
-    /// `name`.
-    pub(crate) name: Option<String>,
-    /// `type`.
-    pub(crate) kind: Option<String>,
-    /// Its attributes, a JSON object.
-    pub(crate) attributes: String,
+    pub(crate) box_key: Option<String>,
+    /// The box's `layer`.
+    pub(crate) box_layer: Option<String>,
+    /// The box's `name`.
+    pub(crate) box_name: Option<String>,
+    /// The box's `type`.
+    pub(crate) box_kind: Option<String>,
+    /// The box's attributes, a JSON object.
+    pub(crate) box_attributes: Option<String>,
+    /// The image's `type`.
+    pub(crate) image_kind: Option<String>,
+    /// The image's attributes, a JSON object; none when the box has no image.
+    pub(crate) image_attributes: Option<String>,
 }
 
-/// The boxes of a layout, in order.
-pub(crate) async fn boxes(pool: &AnyPool, layout: i64) -> Result<Vec<Box>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT id, box_key, layer, name, type AS kind, attributes FROM briefing_boxes \
-         WHERE layout_id = $1 ORDER BY position"
-    ))
-    .bind(layout)
-    .fetch_all(pool)
-    .await
+/// A briefing's statement, from the channel whose `$column` is `$1`: one row per image of each
+/// box of the layout (one row per box without images, one row when there is no box or layout),
+/// no row when there is no such channel.
+macro_rules! briefing {
+    ($column:literal) => {
+        sql!(concat!(
+            "SELECT c.tid AS channel_tid, \
+             CAST(EXISTS (SELECT 1 FROM locales WHERE tid = $2) AS INTEGER) AS locale_known, \
+             CAST(EXISTS (SELECT 1 FROM briefing_layouts WHERE module_cfg_tid = $3) AS INTEGER) \
+             AS module_cfg_known, l.layout_key, l.name AS layout_name, \
+             l.attributes AS layout_attributes, b.id AS box_id, b.box_key, b.layer AS box_layer, \
+             b.name AS box_name, b.type AS box_kind, b.attributes AS box_attributes, \
+             i.type AS image_kind, i.attributes AS image_attributes \
+             FROM channels c \
+             LEFT JOIN briefing_layouts l ON l.channel_id = c.id AND l.module_cfg_tid = $3 \
+             AND l.locale = $2 \
+             LEFT JOIN briefing_boxes b ON b.layout_id = l.id \
+             LEFT JOIN briefing_images i ON i.box_id = b.id \
+             WHERE c.",
+            $column,
+            " = $1 ORDER BY b.position, b.id, i.position"
+        ))
+    };
 }
 
-/// An image of a box.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Image {
-    /// The box.
-    pub(crate) box_id: i64,
-    /// `type`.
-    pub(crate) kind: Option<String>,
-    /// Its attributes, a JSON object.
-    pub(crate) attributes: String,
-}
-
-/// The images of a layout's boxes, by box and position.
-pub(crate) async fn images(pool: &AnyPool, layout: i64) -> Result<Vec<Image>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT i.box_id, i.type AS kind, i.attributes FROM briefing_images i \
-         JOIN briefing_boxes b ON b.id = i.box_id WHERE b.layout_id = $1 \
-         ORDER BY i.box_id, i.position"
-    ))
-    .bind(layout)
-    .fetch_all(pool)
-    .await
+/// The briefing of a channel (by id or tid) for a locale and a module configuration, in one
+/// statement: the rows of [`Row`], none when no such channel is stored.
+pub(crate) async fn read(
+    pool: &AnyPool,
+    channel: Identity<'_>,
+    locale: &str,
+    module_cfg: &str,
+) -> Result<Vec<Row>, sqlx::Error> {
+    let query = match channel {
+        Identity::Id(id) => sqlx::query_as(briefing!("id")).bind(id),
+        Identity::Key(tid) => sqlx::query_as(briefing!("tid")).bind(tid.to_string()),
+    };
+    query
+        .bind(locale.to_string())
+        .bind(module_cfg.to_string())
+        .fetch_all(pool)
+        .await
 }

@@ -12,14 +12,13 @@ use core_api::{
     },
 };
 use core_api_support::fill;
-use sqlx::AnyPool;
 
 use crate::{
     error::ApiError,
     storage::{
         Database,
-        briefings::{self, BOX, IMAGE, LAYOUT},
-        records::{self, CHANNELS, Identity, LOCALES},
+        briefings::{self, BOX, IMAGE, LAYOUT, Row},
+        records::Identity,
     },
 };
 
@@ -40,74 +39,75 @@ pub(crate) async fn retrieve(
         ),
         (None, None) => return Err(ApiError::broken_rule(&tables::BRIEFING_REQUEST)),
     };
-    let channel = records::find(pool, &CHANNELS, identity)
-        .await?
-        .ok_or(ApiError::NotFound(missing))?;
     let info = &request.briefing_info;
     let locale = &info.locale;
     let module_cfg = &info.briefing_module_cfg_tid;
-    if records::find(pool, &LOCALES, Identity::Key(locale))
-        .await?
-        .is_none()
-    {
+    let rows = briefings::read(pool, identity, locale, module_cfg).await?;
+    let Some(first) = rows.first() else {
+        return Err(ApiError::NotFound(missing));
+    };
+    if first.locale_known == 0 {
         return Err(ApiError::NotFound(fill(
             messages::LOCALE_LOCALE_NOT_FOUND,
             &[&locale],
         )));
     }
-    if !briefings::module_cfg_exists(pool, module_cfg).await? {
+    if first.module_cfg_known == 0 {
         return Err(ApiError::NotFound(fill(
             messages::BRIEFING_MODULE_CONFIGURATION_TID_NOT_FOUND,
             &[&module_cfg],
         )));
     }
-    let tid = channel.key.unwrap_or_default();
-    let layout = briefings::layout(pool, channel.id, module_cfg, locale)
-        .await?
-        .ok_or_else(|| {
-            ApiError::NotFound(fill(
-                messages::PROJECT_TID_HAS_NO_BRIEFING_LAYOUT_FOR_CFG_IN_LOCALE_LOCALE,
-                &[&tid, &module_cfg, &locale],
-            ))
-        })?;
-    let boxes = boxes(pool, layout.id).await?;
+    let (Some(layout_key), Some(layout_attributes)) = (&first.layout_key, &first.layout_attributes)
+    else {
+        return Err(ApiError::NotFound(fill(
+            messages::PROJECT_TID_HAS_NO_BRIEFING_LAYOUT_FOR_CFG_IN_LOCALE_LOCALE,
+            &[&first.channel_tid, &module_cfg, &locale],
+        )));
+    };
     Ok(PatchBriefing {
         layout: BriefingLayout {
-            id: layout.layout_key.parse().ok(),
-            name: layout.name,
-            attribute: attributes(&layout.attributes, &LAYOUT)?,
+            id: layout_key.parse().ok(),
+            name: first.layout_name.clone(),
+            attribute: attributes(layout_attributes, &LAYOUT)?,
             seitenbriefing: BriefingEmpty {},
-            boxes: BriefingBoxes { box_: boxes },
+            boxes: BriefingBoxes {
+                box_: boxes(&rows)?,
+            },
             briefing_images: BriefingImages::default(),
         },
     })
 }
 
-/// The boxes of a layout, each with its images.
-async fn boxes(pool: &AnyPool, layout: i64) -> Result<Vec<BriefingBox>, ApiError> {
-    let mut images: BTreeMap<i64, Vec<BriefingImage>> = BTreeMap::new();
-    for image in briefings::images(pool, layout).await? {
-        images.entry(image.box_id).or_default().push(BriefingImage {
-            type_: image.kind,
-            attribute: attributes(&image.attributes, &IMAGE)?,
-        });
-    }
-    let mut boxes = Vec::new();
-    for item in briefings::boxes(pool, layout).await? {
-        boxes.push(BriefingBox {
-            id: item.box_key.parse().ok(),
-            layer: item.layer,
-            name: item.name,
-            type_: item.kind,
-            attribute: attributes(&item.attributes, &BOX)?,
-            images: BriefingImages {
-                image: images.remove(&item.id).unwrap_or_default(),
-            },
-            box_data: BriefingEmpty {},
-            related_products: BriefingEmpty {},
-            box_data_attributes: BriefingEmpty {},
-            briefing_images: BriefingImages::default(),
-        });
+/// The boxes of a layout in order, each with its images in order, from the rows of its read.
+fn boxes(rows: &[Row]) -> Result<Vec<BriefingBox>, ApiError> {
+    let mut boxes: Vec<BriefingBox> = Vec::new();
+    let mut last = None;
+    for row in rows {
+        let (Some(id), Some(stored)) = (row.box_id, &row.box_attributes) else {
+            continue;
+        };
+        if last != Some(id) {
+            last = Some(id);
+            boxes.push(BriefingBox {
+                id: row.box_key.as_deref().and_then(|key| key.parse().ok()),
+                layer: row.box_layer.clone(),
+                name: row.box_name.clone(),
+                type_: row.box_kind.clone(),
+                attribute: attributes(stored, &BOX)?,
+                images: BriefingImages::default(),
+                box_data: BriefingEmpty {},
+                related_products: BriefingEmpty {},
+                box_data_attributes: BriefingEmpty {},
+                briefing_images: BriefingImages::default(),
+            });
+        }
+        if let (Some(image), Some(item)) = (&row.image_attributes, boxes.last_mut()) {
+            item.images.image.push(BriefingImage {
+                type_: row.image_kind.clone(),
+                attribute: attributes(image, &IMAGE)?,
+            });
+        }
     }
     Ok(boxes)
 }
