@@ -121,11 +121,8 @@ pub(crate) async fn read(
     locale: &str,
     module_cfg: &str,
 ) -> Result<Vec<Row>, sqlx::Error> {
-    let query = match channel {
-        Identity::Id(id) => sqlx::query_as(briefing!("id")).bind(id),
-        Identity::Key(tid) => sqlx::query_as(briefing!("tid")).bind(tid.to_string()),
-    };
-    query
+    channel
+        .query_as(briefing!("id"), briefing!("tid"))
         .bind(locale.to_string())
         .bind(module_cfg.to_string())
         .fetch_all(pool)

@@ -55,11 +55,7 @@ pub(crate) async fn subtree(
     root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    let query = match root {
-        Identity::Id(id) => sqlx::query_as(subtree!("id")).bind(id),
-        Identity::Key(tid) => sqlx::query_as(subtree!("tid")).bind(tid.to_string()),
-    };
-    query
+    root.query_as(subtree!("id"), subtree!("tid"))
         .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
         .fetch_all(pool)
         .await

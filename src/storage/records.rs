@@ -2,7 +2,11 @@
 //! every resource shares, and the roles a restricted record is limited to (per-item access rights,
 //! specification "Authentication" 4). Every query is fixed text with a placeholder per value.
 
-use sqlx::{Any, AnyConnection, Executor};
+use sqlx::{
+    Any, AnyConnection, Executor, FromRow,
+    any::{AnyArguments, AnyRow},
+    query::QueryAs,
+};
 
 /// How a request addresses a stored record.
 #[derive(Debug, Clone, Copy)]
@@ -21,6 +25,21 @@ impl<'a> Identity<'a> {
             (Some(tid), _) => Some(Identity::Key(tid)),
             (None, Some(id)) => Some(Identity::Id(id)),
             (None, None) => None,
+        }
+    }
+
+    /// The statement that finds by this identity, `by_id` or `by_key`, with it bound as `$1`.
+    pub(crate) fn query_as<R>(
+        self,
+        by_id: &'static str,
+        by_key: &'static str,
+    ) -> QueryAs<'static, Any, R, AnyArguments>
+    where
+        R: for<'r> FromRow<'r, AnyRow>,
+    {
+        match self {
+            Identity::Id(id) => sqlx::query_as(by_id).bind(id),
+            Identity::Key(key) => sqlx::query_as(by_key).bind(key.to_string()),
         }
     }
 }
@@ -145,11 +164,10 @@ pub(crate) async fn find<'e>(
     resource: &Resource,
     identity: Identity<'_>,
 ) -> Result<Option<Found>, sqlx::Error> {
-    let query = match identity {
-        Identity::Id(id) => sqlx::query_as(resource.by_id).bind(id),
-        Identity::Key(key) => sqlx::query_as(resource.by_key).bind(key.to_string()),
-    };
-    query.fetch_optional(executor).await
+    identity
+        .query_as(resource.by_id, resource.by_key)
+        .fetch_optional(executor)
+        .await
 }
 
 /// A record found with one role it is restricted to (none when it is not restricted): one row
@@ -173,11 +191,10 @@ pub(crate) async fn find_restricted(
         let found = find(connection, resource, identity).await?;
         return Ok(found.map(|found| (found.id, Vec::new())));
     };
-    let query = match identity {
-        Identity::Id(id) => sqlx::query_as(restriction.by_id).bind(id),
-        Identity::Key(key) => sqlx::query_as(restriction.by_key).bind(key.to_string()),
-    };
-    let rows: Vec<RestrictedRow> = query.fetch_all(connection).await?;
+    let rows: Vec<RestrictedRow> = identity
+        .query_as(restriction.by_id, restriction.by_key)
+        .fetch_all(connection)
+        .await?;
     let Some(id) = rows.first().map(|row| row.id) else {
         return Ok(None);
     };

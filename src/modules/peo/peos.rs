@@ -18,7 +18,7 @@ use crate::{
     storage::{
         Database, channels,
         peos::{self, Named, Selection},
-        records::{self, CHANNELS, Identity, PEOS, PRODUCTS},
+        records::{self, Identity, PEOS, PRODUCTS},
         values,
     },
 };
@@ -225,19 +225,18 @@ async fn of_project(
     tid: &str,
     with_children: bool,
 ) -> Result<HashSet<i64>, ApiError> {
-    let missing = || ApiError::NotFound(fill(messages::PROJECT_TID_NOT_FOUND, &[&tid]));
-    let channels: Vec<i64> = if with_children {
-        channels::subtree(pool, Identity::Key(tid), None)
-            .await?
-            .into_iter()
-            .map(|node| node.id)
-            .collect()
-    } else {
-        let project = records::find(pool, &CHANNELS, Identity::Key(tid)).await?;
-        vec![project.ok_or_else(missing)?.id]
-    };
+    // Without its children, the project alone: its subtree down to level 0.
+    let level = (!with_children).then_some(0);
+    let channels: Vec<i64> = channels::subtree(pool, Identity::Key(tid), level)
+        .await?
+        .into_iter()
+        .map(|node| node.id)
+        .collect();
     if channels.is_empty() {
-        return Err(missing());
+        return Err(ApiError::NotFound(fill(
+            messages::PROJECT_TID_NOT_FOUND,
+            &[&tid],
+        )));
     }
     let linked = channels::linked_peos(&mut *pool.acquire().await?, &channels).await?;
     Ok(linked.into_iter().collect())

@@ -199,11 +199,10 @@ pub(crate) async fn lock(
         Backend::Sqlite => &SQLITE_FINDS,
         Backend::Postgres => &POSTGRES_FINDS,
     };
-    let query = match identity {
-        super::records::Identity::Id(id) => sqlx::query_as(finds.by_id).bind(id),
-        super::records::Identity::Key(path) => sqlx::query_as(finds.by_path).bind(path),
-    };
-    query.fetch_optional(connection).await
+    identity
+        .query_as(finds.by_id, finds.by_path)
+        .fetch_optional(connection)
+        .await
 }
 
 /// The parent of a stored keyword.
