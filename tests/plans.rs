@@ -76,7 +76,7 @@ const WHOLE: &[(&str, &str, &str)] = &[
         "classes retrieve without a selector (and GET /pim/classes) answers every classification",
     ),
     (
-        "FROM peos ORDER BY tid",
+        "LEFT JOIN roles pr ON pr.id = ap.role_id ORDER BY e.tid",
         "peos",
         "PEO query without criteria answers every PEO the caller may see",
     ),

@@ -124,23 +124,7 @@ pub(crate) struct Retrieved {
     /// Its asset links, by asset tid.
     pub(crate) links: Vec<AssetLink>,
     /// The PEOs linked to it, unordered.
-    pub(crate) peos: Vec<LinkedPeo>,
-}
-
-/// A PEO linked to a retrieved channel, with its nodes, its values and the roles it and its
-/// product are restricted to (empty: unrestricted).
-#[derive(Debug, Deserialize)]
-pub(crate) struct LinkedPeo {
-    /// The PEO.
-    pub(crate) peo: peos::Peo,
-    /// The roles the PEO is restricted to.
-    pub(crate) roles: Vec<String>,
-    /// The roles its product is restricted to.
-    pub(crate) product_roles: Vec<String>,
-    /// Its node identifiers, by position.
-    pub(crate) nodes: Vec<String>,
-    /// Its value items, by row.
-    pub(crate) vals: Vec<values::Item>,
+    pub(crate) peos: Vec<peos::Stored>,
 }
 
 /// What a page of channel retrieve names: a part of the request's ids, or of its tids.
@@ -178,22 +162,9 @@ macro_rules! sqlite_page {
                  ORDER BY a.tid) FROM channel_assets l JOIN assets a ON a.id = l.asset_id \
                  LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
                  LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id = c.id)), \
-               json((SELECT json_group_array(json_array( \
-                   json_array(e.id, e.tid, pr.tid, e.product_id, e.template, e.is_default, \
-                     e.name, e.created_at, e.modified_at), \
-                   json((SELECT json_group_array(r.name) FROM access_restrictions ar \
-                     JOIN roles r ON r.id = ar.role_id \
-                     WHERE ar.kind = 'peo' AND ar.record_id = e.id)), \
-                   json((SELECT json_group_array(r.name) FROM access_restrictions ar \
-                     JOIN roles r ON r.id = ar.role_id \
-                     WHERE ar.kind = 'product' AND ar.record_id = e.product_id)), \
-                   json((SELECT json_group_array(n.node ORDER BY n.position) FROM peo_nodes n \
-                     WHERE n.peo_id = e.id)), \
-                   json((SELECT json_group_array(json_array(v.peo_id, ",
-            value_columns!(),
-            ") ORDER BY v.id) FROM attribute_values v \
-                     JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
-                     WHERE v.peo_id = e.id)))) \
+               json((SELECT json_group_array(",
+            peo_json!(sqlite, whole),
+            ") \
                  FROM peo_channels pc JOIN peos e ON e.id = pc.peo_id \
                  LEFT JOIN products pr ON pr.id = e.product_id WHERE pc.channel_id = c.id)) \
              ) ORDER BY j.key) AS channels \
@@ -220,22 +191,9 @@ macro_rules! postgres_page {
                  ORDER BY a.tid), '[]') FROM channel_assets l JOIN assets a ON a.id = l.asset_id \
                  LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
                  LEFT JOIN roles r ON r.id = ar.role_id WHERE l.channel_id = c.id), \
-               (SELECT COALESCE(json_agg(json_build_array( \
-                   json_build_array(e.id, e.tid, pr.tid, e.product_id, e.template, e.is_default, \
-                     e.name, e.created_at, e.modified_at), \
-                   (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
-                     JOIN roles r ON r.id = ar.role_id \
-                     WHERE ar.kind = 'peo' AND ar.record_id = e.id), \
-                   (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
-                     JOIN roles r ON r.id = ar.role_id \
-                     WHERE ar.kind = 'product' AND ar.record_id = e.product_id), \
-                   (SELECT COALESCE(json_agg(n.node ORDER BY n.position), '[]') \
-                     FROM peo_nodes n WHERE n.peo_id = e.id), \
-                   (SELECT COALESCE(json_agg(json_build_array(v.peo_id, ",
-            value_columns!(),
-            ") ORDER BY v.id), '[]') FROM attribute_values v \
-                     JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
-                     WHERE v.peo_id = e.id))), '[]') \
+               (SELECT COALESCE(json_agg(",
+            peo_json!(postgres, whole),
+            "), '[]') \
                  FROM peo_channels pc JOIN peos e ON e.id = pc.peo_id \
                  LEFT JOIN products pr ON pr.id = e.product_id WHERE pc.channel_id = c.id) \
              ) ORDER BY j.place), '[]')::text AS channels \
@@ -244,15 +202,6 @@ macro_rules! postgres_page {
             $join,
             " JOIN channel_types t ON t.id = c.type_id LEFT JOIN channels p ON p.id = c.parent_id"
         )
-    };
-}
-
-/// The columns of a value item after its owner, as [`values::Item`] reads them (`v` the value,
-/// `d` its definition).
-macro_rules! value_columns {
-    () => {
-        "v.attribute_definition_id, d.tid, v.type, v.origin, v.node, \
-         COALESCE(v.data_type, d.type), v.pos, v.loc, v.value"
     };
 }
 

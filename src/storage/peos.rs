@@ -1,9 +1,9 @@
-//! The SQL of PEOs: their links to channels, PEOs whole or by name only (`namesOnly` reads no
-//! other table), their nodes, and the candidates of PEO query.
+//! The SQL of PEOs: their links to channels, PEOs whole or by name only in one statement, and
+//! the candidates of PEO query.
 
 use sqlx::{AnyConnection, AnyPool};
 
-use super::{flag::Flag, in_list, in_list_on};
+use super::{Backend, Database, flag::Flag, in_list, json_rows, json_text, values};
 
 /// Links a PEO to a channel; linking it again changes nothing.
 pub(crate) async fn link_channel(
@@ -32,8 +32,8 @@ pub(crate) async fn product_of(
         .await
 }
 
-/// A PEO as retrieval shows it (a row, or a JSON array in this field order).
-#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
+/// A PEO as retrieval shows it (read from a JSON array in this field order).
+#[derive(Debug, serde::Deserialize)]
 pub(crate) struct Peo {
     /// Its id.
     pub(crate) id: i64,
@@ -41,8 +41,6 @@ pub(crate) struct Peo {
     pub(crate) tid: String,
     /// Its product's tid.
     pub(crate) product: Option<String>,
-    /// Its product's id (whose access rights the PEO shares, D-58).
-    pub(crate) product_id: Option<i64>,
     /// Its template.
     pub(crate) template: Option<String>,
     /// The default PEO flag.
@@ -55,106 +53,111 @@ pub(crate) struct Peo {
     pub(crate) modified_at: String,
 }
 
-/// The statement reading PEOs whole, ending with `condition`.
-macro_rules! peos_where {
-    ($condition:literal) => {
+/// A PEO with what decides who sees it: the roles it and its product are restricted to (empty:
+/// unrestricted), then its nodes and values (read from a JSON array in this field order, which
+/// `peo_json!` writes).
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct Stored {
+    /// The PEO.
+    pub(crate) peo: Peo,
+    /// The roles the PEO is restricted to.
+    pub(crate) roles: Vec<String>,
+    /// The roles its product is restricted to.
+    pub(crate) product_roles: Vec<String>,
+    /// Its node identifiers, by position (none read for names only).
+    pub(crate) nodes: Vec<String>,
+    /// Its value items, by row (none read for names only).
+    pub(crate) vals: Vec<values::Item>,
+}
+
+/// The PEOs PEO retrieve names: by id, or by tid.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Named<'a> {
+    /// PEOs by id.
+    Ids(&'a [i64]),
+    /// PEOs by tid.
+    Tids(&'a [String]),
+}
+
+/// The statement of PEO retrieve on SQLite, joining the listed values (`json_each($1)`) by
+/// `$join`: each PEO as `peo_json!` (`$form`) writes it, in the order of the list, as one JSON
+/// text.
+macro_rules! sqlite_retrieve {
+    ($form:ident, $join:literal) => {
         concat!(
-            "SELECT p.id, p.tid, pr.tid AS product, p.product_id, p.template, \
-             CAST(p.is_default AS INTEGER) AS is_default, p.name, p.created_at, p.modified_at \
-             FROM peos p LEFT JOIN products pr ON pr.id = p.product_id WHERE ",
-            $condition
+            "SELECT json_group_array(",
+            peo_json!(sqlite, $form),
+            " ORDER BY j.key) AS peos FROM json_each($1) j JOIN peos e ON ",
+            $join,
+            " LEFT JOIN products pr ON pr.id = e.product_id"
         )
     };
 }
 
-/// The PEOs whose ids are listed.
-pub(crate) async fn by_ids(
-    connection: &mut AnyConnection,
-    ids: &[i64],
-) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list_on(connection, sql_in!(peos_where!("p.id IN ("), ")"), ids).await
+/// The statement of PEO retrieve on PostgreSQL: [`sqlite_retrieve!`] in its functions.
+macro_rules! postgres_retrieve {
+    ($form:ident, $join:literal) => {
+        concat!(
+            "SELECT json_agg(",
+            peo_json!(postgres, $form),
+            " ORDER BY j.place)::text AS peos \
+             FROM json_array_elements_text($1::json) WITH ORDINALITY j(value, place) \
+             JOIN peos e ON ",
+            $join,
+            " LEFT JOIN products pr ON pr.id = e.product_id"
+        )
+    };
 }
 
-/// The PEOs whose tids are listed.
-pub(crate) async fn by_tids(
-    connection: &mut AnyConnection,
-    tids: &[String],
-) -> Result<Vec<Peo>, sqlx::Error> {
-    in_list_on(connection, sql_in!(peos_where!("p.tid IN ("), ")"), tids).await
+/// The statements of PEO retrieve on one backend: whole or names only, by id or by tid.
+struct Retrieve {
+    whole_by_ids: &'static str,
+    whole_by_tids: &'static str,
+    names_by_ids: &'static str,
+    names_by_tids: &'static str,
 }
 
-/// A PEO as `namesOnly` shows it: read from its own row alone.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Named {
-    /// Its id.
-    pub(crate) id: i64,
-    /// Its tid.
-    pub(crate) tid: String,
-    /// Its name.
-    pub(crate) name: Option<String>,
-    /// Its product's id (whose access rights the PEO shares, D-58).
-    pub(crate) product_id: Option<i64>,
-    /// When it was created.
-    pub(crate) created_at: String,
-    /// When it was last changed.
-    pub(crate) modified_at: String,
+const SQLITE: Retrieve = Retrieve {
+    whole_by_ids: sql!(sqlite: sqlite_retrieve!(whole, "e.id = j.value")),
+    whole_by_tids: sql!(sqlite: sqlite_retrieve!(whole, "e.tid = j.value")),
+    names_by_ids: sql!(sqlite: sqlite_retrieve!(names, "e.id = j.value")),
+    names_by_tids: sql!(sqlite: sqlite_retrieve!(names, "e.tid = j.value")),
+};
+
+const POSTGRES: Retrieve = Retrieve {
+    whole_by_ids: sql!(postgres: postgres_retrieve!(whole, "e.id = j.value::bigint")),
+    whole_by_tids: sql!(postgres: postgres_retrieve!(whole, "e.tid = j.value")),
+    names_by_ids: sql!(postgres: postgres_retrieve!(names, "e.id = j.value::bigint")),
+    names_by_tids: sql!(postgres: postgres_retrieve!(names, "e.tid = j.value")),
+};
+
+/// The PEOs `named` in the order the list names them (a name the store does not hold is
+/// skipped, a name listed twice is read twice), whole or (`names_only`) without nodes and
+/// values: one statement whatever the list's length.
+pub(crate) async fn retrieve(
+    database: &Database,
+    named: Named<'_>,
+    names_only: bool,
+) -> Result<Vec<Stored>, sqlx::Error> {
+    let statements = match database.backend() {
+        Backend::Sqlite => &SQLITE,
+        Backend::Postgres => &POSTGRES,
+    };
+    let (statement, list) = match (named, names_only) {
+        (Named::Ids(ids), false) => (statements.whole_by_ids, json_text(ids)?),
+        (Named::Tids(tids), false) => (statements.whole_by_tids, json_text(tids)?),
+        (Named::Ids(ids), true) => (statements.names_by_ids, json_text(ids)?),
+        (Named::Tids(tids), true) => (statements.names_by_tids, json_text(tids)?),
+    };
+    let text: Option<String> = sqlx::query_scalar(statement)
+        .bind(list)
+        .fetch_one(database.reads())
+        .await?;
+    json_rows(text)
 }
 
-/// The names of the PEOs whose ids are listed.
-pub(crate) async fn names_by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Named>, sqlx::Error> {
-    in_list(
-        pool,
-        sql_in!(
-            "SELECT id, tid, name, product_id, created_at, modified_at FROM peos WHERE id IN (",
-            ")"
-        ),
-        ids,
-    )
-    .await
-}
-
-/// The names of the PEOs whose tids are listed.
-pub(crate) async fn names_by_tids(
-    pool: &AnyPool,
-    tids: &[String],
-) -> Result<Vec<Named>, sqlx::Error> {
-    in_list(
-        pool,
-        sql_in!(
-            "SELECT id, tid, name, product_id, created_at, modified_at FROM peos WHERE tid IN (",
-            ")"
-        ),
-        tids,
-    )
-    .await
-}
-
-/// A node identifier of a PEO.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct NodeRow {
-    /// The PEO.
-    pub(crate) peo_id: i64,
-    /// The node identifier.
-    pub(crate) node: String,
-}
-
-/// The nodes of the listed PEOs, by PEO and position.
-pub(crate) async fn nodes(
-    connection: &mut AnyConnection,
-    ids: &[i64],
-) -> Result<Vec<NodeRow>, sqlx::Error> {
-    in_list_on(
-        connection,
-        sql_in!(
-            "SELECT peo_id, node FROM peo_nodes WHERE peo_id IN (",
-            ") ORDER BY peo_id, position"
-        ),
-        ids,
-    )
-    .await
-}
-
-/// A PEO that PEO query may answer with: what its criteria compare.
+/// A PEO that PEO query may answer with: what its criteria compare, once per role it and its
+/// product are restricted to (the caller's rights are applied to what is read).
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct Candidate {
     /// Its id.
@@ -167,13 +170,24 @@ pub(crate) struct Candidate {
     pub(crate) product_id: Option<i64>,
     /// When it was last changed (UTC, as stored).
     pub(crate) modified_at: String,
+    /// A role the PEO is restricted to (none: unrestricted).
+    pub(crate) role: Option<String>,
+    /// A role its product is restricted to (none: unrestricted, or no product).
+    pub(crate) product_role: Option<String>,
 }
 
-/// The columns of [`Candidate`], from `peos`.
+/// The columns of [`Candidate`], from `peos e` with the roles it and its product are
+/// restricted to.
 macro_rules! candidates {
     ($condition:literal) => {
         concat!(
-            "SELECT id, tid, name, product_id, modified_at FROM peos ",
+            "SELECT e.id, e.tid, e.name, e.product_id, e.modified_at, r.name AS role, \
+             pr.name AS product_role FROM peos e \
+             LEFT JOIN access_restrictions ar ON ar.kind = 'peo' AND ar.record_id = e.id \
+             LEFT JOIN roles r ON r.id = ar.role_id \
+             LEFT JOIN access_restrictions ap ON ap.kind = 'product' \
+               AND ap.record_id = e.product_id \
+             LEFT JOIN roles pr ON pr.id = ap.role_id ",
             $condition
         )
     };
@@ -195,28 +209,30 @@ pub(crate) enum Selection<'a> {
     All,
 }
 
-/// The PEOs a selection reads, unordered.
+/// The PEOs a selection reads, unordered, a row per role (`Candidate`).
 pub(crate) async fn candidates(
     pool: &AnyPool,
     selection: Selection<'_>,
 ) -> Result<Vec<Candidate>, sqlx::Error> {
     match selection {
         Selection::Product(product) => {
-            sqlx::query_as(sql!(candidates!("WHERE product_id = $1")))
+            sqlx::query_as(sql!(candidates!("WHERE e.product_id = $1")))
                 .bind(product)
                 .fetch_all(pool)
                 .await
         }
-        Selection::Ids(ids) => in_list(pool, sql_in!(candidates!("WHERE id IN ("), ")"), ids).await,
+        Selection::Ids(ids) => {
+            in_list(pool, sql_in!(candidates!("WHERE e.id IN ("), ")"), ids).await
+        }
         Selection::Names(names) => {
             let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
-            in_list(pool, sql_in!(candidates!("WHERE name IN ("), ")"), &names).await
+            in_list(pool, sql_in!(candidates!("WHERE e.name IN ("), ")"), &names).await
         }
         Selection::Modified(from, until) => {
             // Timestamps are ISO 8601 text of one width, so open ends are the empty text and
             // the last instant that text can write.
             sqlx::query_as(sql!(candidates!(
-                "WHERE modified_at >= $1 AND modified_at <= $2"
+                "WHERE e.modified_at >= $1 AND e.modified_at <= $2"
             )))
             .bind(from.unwrap_or("").to_string())
             .bind(until.unwrap_or("9999-12-31T23:59:59.999Z").to_string())
@@ -224,7 +240,7 @@ pub(crate) async fn candidates(
             .await
         }
         Selection::All => {
-            sqlx::query_as(sql!(candidates!("ORDER BY tid")))
+            sqlx::query_as(sql!(candidates!("ORDER BY e.tid")))
                 .fetch_all(pool)
                 .await
         }

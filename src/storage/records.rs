@@ -54,13 +54,12 @@ pub(crate) struct Resource {
 }
 
 /// How the access restrictions of a kind of record are read: one record by id and by key with
-/// its roles, in one statement, and the roles of a list of records, each by the restrictions'
-/// primary key (kind, record).
+/// its roles, in one statement. (A list of records reads its roles in the statement that reads
+/// it: PEO retrieve and query, channel retrieve.)
 #[derive(Debug)]
 struct Restriction {
     by_id: &'static str,
     by_key: &'static str,
-    many: super::InList,
 }
 
 /// Declares a [`Resource`] from its table and key column (and the kind under which its records
@@ -95,14 +94,6 @@ macro_rules! resource {
                      LEFT JOIN roles r ON r.id = ar.role_id WHERE t.", $key, " = $1 \
                      ORDER BY r.name"
                 )),
-                many: sql_in!(
-                    concat!(
-                        "SELECT ar.record_id, r.name FROM access_restrictions ar \
-                         JOIN roles r ON r.id = ar.role_id WHERE ar.kind = '", $kind,
-                        "' AND ar.record_id IN ("
-                    ),
-                    ") ORDER BY ar.record_id, r.name"
-                ),
             }),
         };
     };
@@ -202,22 +193,4 @@ pub(crate) async fn find_restricted(
         id,
         rows.into_iter().filter_map(|row| row.role).collect(),
     )))
-}
-
-/// The roles each of the listed records is restricted to; a record missing from the map is
-/// unrestricted (and so is every record of a resource that cannot be restricted).
-pub(crate) async fn restrictions(
-    connection: &mut AnyConnection,
-    resource: &Resource,
-    ids: &[i64],
-) -> Result<std::collections::HashMap<i64, Vec<String>>, sqlx::Error> {
-    let mut roles: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
-    let Some(restriction) = &resource.restriction else {
-        return Ok(roles);
-    };
-    let rows: Vec<(i64, String)> = super::in_list_on(connection, restriction.many, ids).await?;
-    for (id, role) in rows {
-        roles.entry(id).or_default().push(role);
-    }
-    Ok(roles)
 }

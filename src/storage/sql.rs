@@ -81,3 +81,72 @@ macro_rules! segment {
         )
     };
 }
+
+/// The columns of a value item after its owner, as `values::Item` reads them (`v` the value,
+/// `d` its definition).
+macro_rules! value_columns {
+    () => {
+        "v.attribute_definition_id, d.tid, v.type, v.origin, v.node, \
+         COALESCE(v.data_type, d.type), v.pos, v.loc, v.value"
+    };
+}
+
+/// A PEO `e` (its product `pr`) as one JSON array that `peos::Stored` reads: its row, the roles
+/// it and its product are restricted to, then its nodes and values (`names`: two empty lists,
+/// for an answer that shows names only). Channel retrieve and PEO retrieve both read it.
+macro_rules! peo_json {
+    (sqlite, whole) => {
+        peo_json!(@ sqlite, concat!(
+            "json((SELECT json_group_array(n.node ORDER BY n.position) FROM peo_nodes n \
+               WHERE n.peo_id = e.id)), \
+             json((SELECT json_group_array(json_array(v.peo_id, ",
+            value_columns!(),
+            ") ORDER BY v.id) FROM attribute_values v \
+               JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+               WHERE v.peo_id = e.id))"
+        ))
+    };
+    (sqlite, names) => {
+        peo_json!(@ sqlite, "json_array(), json_array()")
+    };
+    (postgres, whole) => {
+        peo_json!(@ postgres, concat!(
+            "(SELECT COALESCE(json_agg(n.node ORDER BY n.position), '[]') \
+               FROM peo_nodes n WHERE n.peo_id = e.id), \
+             (SELECT COALESCE(json_agg(json_build_array(v.peo_id, ",
+            value_columns!(),
+            ") ORDER BY v.id), '[]') FROM attribute_values v \
+               JOIN attribute_definitions d ON d.id = v.attribute_definition_id \
+               WHERE v.peo_id = e.id)"
+        ))
+    };
+    (postgres, names) => {
+        peo_json!(@ postgres, "CAST('[]' AS JSON), CAST('[]' AS JSON)")
+    };
+    (@ sqlite, $lists:expr) => {
+        concat!(
+            "json_array(json_array(e.id, e.tid, pr.tid, e.template, e.is_default, e.name, \
+               e.created_at, e.modified_at), \
+             json((SELECT json_group_array(r.name) FROM access_restrictions ar \
+               JOIN roles r ON r.id = ar.role_id WHERE ar.kind = 'peo' AND ar.record_id = e.id)), \
+             json((SELECT json_group_array(r.name) FROM access_restrictions ar \
+               JOIN roles r ON r.id = ar.role_id \
+               WHERE ar.kind = 'product' AND ar.record_id = e.product_id)), ",
+            $lists,
+            ")"
+        )
+    };
+    (@ postgres, $lists:expr) => {
+        concat!(
+            "json_build_array(json_build_array(e.id, e.tid, pr.tid, e.template, e.is_default, \
+               e.name, e.created_at, e.modified_at), \
+             (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
+               JOIN roles r ON r.id = ar.role_id WHERE ar.kind = 'peo' AND ar.record_id = e.id), \
+             (SELECT COALESCE(json_agg(r.name), '[]') FROM access_restrictions ar \
+               JOIN roles r ON r.id = ar.role_id \
+               WHERE ar.kind = 'product' AND ar.record_id = e.product_id), ",
+            $lists,
+            ")"
+        )
+    };
+}

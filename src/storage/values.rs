@@ -1,13 +1,11 @@
-//! The SQL of attribute values (`vals/val`) of channels and PEOs: one row per value item, read
-//! for many PEOs at once (a channel's are read with it, `storage::channels`), and replaced
-//! attribute by attribute by channels persist.
+//! The SQL of attribute values (`vals/val`) of channels and PEOs: value items are read with
+//! their owner (`value_columns!`, in channel and PEO retrieve), and replaced attribute by
+//! attribute by channels persist.
 
 use sqlx::AnyConnection;
 
-use super::in_list_on;
-
-/// One stored value item with what its `val` shows (a row, or a JSON array in this field order).
-#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
+/// One stored value item with what its `val` shows (read from a JSON array in this field order).
+#[derive(Debug, serde::Deserialize)]
 pub(crate) struct Item {
     /// The channel or PEO that owns it.
     pub(crate) owner: i64,
@@ -29,25 +27,6 @@ pub(crate) struct Item {
     pub(crate) loc: Option<String>,
     /// The text.
     pub(crate) value: String,
-}
-
-/// The value items of the listed PEOs, by owner and row.
-pub(crate) async fn of_peos(
-    connection: &mut AnyConnection,
-    ids: &[i64],
-) -> Result<Vec<Item>, sqlx::Error> {
-    in_list_on(
-        connection,
-        sql_in!(
-            "SELECT v.peo_id AS owner, v.attribute_definition_id AS definition, d.tid AS attr, \
-         v.type AS kind, v.origin, v.node, COALESCE(v.data_type, d.type) AS data_type, \
-         CAST(v.pos AS BIGINT) AS pos, v.loc, v.value FROM attribute_values v \
-         JOIN attribute_definitions d ON d.id = v.attribute_definition_id WHERE v.peo_id IN (",
-            ") ORDER BY v.peo_id, v.id"
-        ),
-        ids,
-    )
-    .await
 }
 
 /// The definition of an attribute registered for channels, by tid: its id.

@@ -25,7 +25,8 @@ use crate::{
     modules::{itm, peo::peos, vals, visible_assets},
     storage::{
         Database,
-        channels::{self, Channel, LinkedPeo, Named, Node, Retrieved},
+        channels::{self, Channel, Named, Node, Retrieved},
+        peos::Stored,
         records::Identity,
     },
 };
@@ -186,7 +187,7 @@ fn project(caller: &Caller, row: Retrieved) -> Project {
 /// The PEOs linked to a channel that the caller may see, without `meta`, by tid: a PEO
 /// restricted to roles it holds none of is left out, and so is the PEO of a product it may not
 /// see (D-58).
-fn visible_peos(caller: &Caller, linked: Vec<LinkedPeo>) -> Vec<Peo> {
+fn visible_peos(caller: &Caller, linked: Vec<Stored>) -> Vec<Peo> {
     let mut shown: Vec<Peo> = linked
         .into_iter()
         .filter(|linked| peos::sees(caller, &linked.roles, &linked.product_roles))

@@ -3,12 +3,12 @@
 //! are left out, and so are PEOs of a product the caller may not see (D-58): a PEO never names a
 //! hidden product.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, hash_map::Entry};
 
 use core_api::messages;
 use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest, Vals};
 use core_api_support::fill;
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyPool;
 
 use crate::{
     auth::Caller,
@@ -17,56 +17,41 @@ use crate::{
     modules::{itm, vals},
     storage::{
         Database, channels,
-        peos::{self, Named, Selection},
-        records::{self, Identity, PEOS, PRODUCTS},
-        values,
+        peos::{self, Candidate, Named, Selection},
+        records::{self, Identity, PRODUCTS},
     },
 };
 
 /// The PEOs a retrieve request names that the caller may see, in request order (`tids` when
-/// it holds entries, else `ids`), each once; 404 when none remains.
+/// it holds entries, else `ids`), each once; 404 when none remains. One statement reads them
+/// with their nodes, values and restrictions.
 pub(crate) async fn retrieve(
     database: &Database,
     caller: &Caller,
     request: &PeoRequest,
 ) -> Result<Vec<Peo>, ApiError> {
-    let pool = database.reads();
-    let by_tid = !request.tids.is_empty();
-    let peos = if request.names_only {
-        let rows = if by_tid {
-            peos::names_by_tids(pool, &request.tids).await?
-        } else {
-            peos::names_by_ids(pool, &request.ids).await?
-        };
-        let mut connection = pool.acquire().await?;
-        let rows = in_request_order(
-            request,
-            visible(&mut connection, caller, rows, |row| {
-                (row.id, row.product_id)
-            })
-            .await?,
-            |row| (row.id, &row.tid),
-        );
-        rows.into_iter()
-            .map(|row| named(row, request.with_metadata))
-            .collect()
+    let named = if request.tids.is_empty() {
+        Named::Ids(&request.ids)
     } else {
-        let mut connection = pool.acquire().await?;
-        let rows = if by_tid {
-            peos::by_tids(&mut connection, &request.tids).await?
-        } else {
-            peos::by_ids(&mut connection, &request.ids).await?
-        };
-        let rows = in_request_order(
-            request,
-            visible(&mut connection, caller, rows, |row| {
-                (row.id, row.product_id)
-            })
-            .await?,
-            |row| (row.id, &row.tid),
-        );
-        whole(&mut connection, rows, request.with_metadata).await?
+        Named::Tids(&request.tids)
     };
+    let mut seen = HashSet::new();
+    let peos: Vec<Peo> = peos::retrieve(database, named, request.names_only)
+        .await?
+        .into_iter()
+        .filter(|stored| sees(caller, &stored.roles, &stored.product_roles))
+        .filter(|stored| seen.insert(stored.peo.id))
+        .map(|stored| {
+            if request.names_only {
+                named_only(stored.peo, request.with_metadata)
+            } else {
+                let id = stored.peo.id;
+                let vals = vals::by_owner(stored.vals).remove(&id);
+                let vals = vals.unwrap_or_default();
+                shown(stored.peo, stored.nodes, vals, request.with_metadata)
+            }
+        })
+        .collect();
     if peos.is_empty() {
         return Err(ApiError::NotFound(
             messages::NONE_OF_THE_REQUESTED_PEOS_WAS_FOUND.to_string(),
@@ -75,71 +60,46 @@ pub(crate) async fn retrieve(
     Ok(peos)
 }
 
-/// The rows the caller may see: PEOs it may see whose product, if any, it may see too (D-58).
-/// `ids` gives a row's PEO id and product id.
-async fn visible<T>(
-    connection: &mut AnyConnection,
-    caller: &Caller,
-    rows: Vec<T>,
-    ids: impl Fn(&T) -> (i64, Option<i64>),
-) -> Result<Vec<T>, sqlx::Error> {
-    let peos: Vec<i64> = rows.iter().map(|row| ids(row).0).collect();
-    let mut products: Vec<i64> = rows.iter().filter_map(|row| ids(row).1).collect();
-    products.sort_unstable();
-    products.dedup();
-    let restricted = records::restrictions(&mut *connection, &PEOS, &peos).await?;
-    let hidden = records::restrictions(&mut *connection, &PRODUCTS, &products).await?;
-    Ok(rows
-        .into_iter()
-        .filter(|row| {
-            let (peo, product) = ids(row);
-            sees(
-                caller,
-                roles(&restricted, Some(peo)),
-                roles(&hidden, product),
-            )
-        })
-        .collect())
+/// The candidates the caller may see, each once: PEOs it may see whose product, if any, it may
+/// see too (D-58). `rows` holds a candidate once per role it and its product are restricted to.
+fn visible(caller: &Caller, rows: Vec<Candidate>) -> Vec<Candidate> {
+    let mut roles: HashMap<i64, Restricted> = HashMap::new();
+    let mut candidates = Vec::new();
+    for mut row in rows {
+        let (role, product_role) = (row.role.take(), row.product_role.take());
+        let restricted = match roles.entry(row.id) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => {
+                candidates.push(row);
+                entry.insert(Restricted::default())
+            }
+        };
+        let peo = &mut restricted.peo;
+        peo.extend(role.filter(|role| !peo.contains(role)));
+        let product = &mut restricted.product;
+        product.extend(product_role.filter(|role| !product.contains(role)));
+    }
+    candidates.retain(|candidate| {
+        roles
+            .get(&candidate.id)
+            .is_none_or(|restricted| sees(caller, &restricted.peo, &restricted.product))
+    });
+    candidates
 }
 
-/// The roles a record is restricted to, from `restrictions` (empty: unrestricted, or no record).
-fn roles(restrictions: &HashMap<i64, Vec<String>>, id: Option<i64>) -> &[String] {
-    id.and_then(|id| restrictions.get(&id))
-        .map_or(&[], Vec::as_slice)
+/// The roles a PEO and its product are restricted to (each empty: unrestricted).
+#[derive(Debug, Default)]
+struct Restricted {
+    /// The PEO's.
+    peo: Vec<String>,
+    /// Its product's.
+    product: Vec<String>,
 }
 
 /// Whether the caller may see a PEO restricted to `roles` whose product is restricted to
 /// `product_roles` (each empty: unrestricted; D-58: a PEO never names a hidden product).
 pub(crate) fn sees(caller: &Caller, roles: &[String], product_roles: &[String]) -> bool {
     caller.sees(roles) && caller.sees(product_roles)
-}
-
-/// Rows in the order the request names them, each once.
-fn in_request_order<T>(
-    request: &PeoRequest,
-    rows: Vec<T>,
-    key: impl Fn(&T) -> (i64, &String),
-) -> Vec<T> {
-    let mut by_id: HashMap<i64, T> = HashMap::new();
-    let mut by_tid: HashMap<String, i64> = HashMap::new();
-    for row in rows {
-        let (id, tid) = key(&row);
-        by_tid.insert(tid.clone(), id);
-        by_id.insert(id, row);
-    }
-    let order: Vec<i64> = if request.tids.is_empty() {
-        request.ids.clone()
-    } else {
-        request
-            .tids
-            .iter()
-            .filter_map(|tid| by_tid.get(tid).copied())
-            .collect()
-    };
-    order
-        .into_iter()
-        .filter_map(|id| by_id.remove(&id))
-        .collect()
 }
 
 /// `meta` of a PEO: `id`, `creationDate`, `modificationDate`.
@@ -154,39 +114,13 @@ fn meta(id: i64, created_at: &str, modified_at: &str) -> Meta {
 }
 
 /// A PEO as `namesOnly` shows it.
-fn named(row: Named, with_metadata: bool) -> Peo {
+fn named_only(row: peos::Peo, with_metadata: bool) -> Peo {
     Peo {
         meta: with_metadata.then(|| meta(row.id, &row.created_at, &row.modified_at)),
         tid: Some(row.tid),
         name: row.name,
         ..Peo::default()
     }
-}
-
-/// PEOs whole, in the order of `rows`: their nodes and values read for all of them at once.
-async fn whole(
-    connection: &mut AnyConnection,
-    rows: Vec<peos::Peo>,
-    with_metadata: bool,
-) -> Result<Vec<Peo>, sqlx::Error> {
-    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
-    let mut nodes: HashMap<i64, Vec<String>> = HashMap::new();
-    for row in peos::nodes(&mut *connection, &ids).await? {
-        nodes.entry(row.peo_id).or_default().push(row.node);
-    }
-    let mut vals = vals::by_owner(values::of_peos(&mut *connection, &ids).await?);
-    Ok(rows
-        .into_iter()
-        .map(|row| {
-            let (nodes, vals) = (nodes.remove(&row.id), vals.remove(&row.id));
-            shown(
-                row,
-                nodes.unwrap_or_default(),
-                vals.unwrap_or_default(),
-                with_metadata,
-            )
-        })
-        .collect())
 }
 
 /// A PEO's answer from its row, its nodes and its vals.
@@ -289,8 +223,7 @@ pub(crate) async fn query(
         }
         (None, None) => Selection::All,
     };
-    let candidates = peos::candidates(pool, selection)
-        .await?
+    let mut tids: Vec<String> = visible(caller, peos::candidates(pool, selection).await?)
         .into_iter()
         .filter(|peo| product.is_none_or(|product| peo.product_id == Some(product)))
         .filter(|peo| of_project.as_ref().is_none_or(|ids| ids.contains(&peo.id)))
@@ -306,15 +239,8 @@ pub(crate) async fn query(
                 .as_deref()
                 .is_none_or(|until| peo.modified_at.as_str() <= until)
         })
+        .map(|peo| peo.tid)
         .collect();
-    let mut connection = pool.acquire().await?;
-    let mut tids: Vec<String> = visible(&mut connection, caller, candidates, |peo| {
-        (peo.id, peo.product_id)
-    })
-    .await?
-    .into_iter()
-    .map(|peo| peo.tid)
-    .collect();
     tids.sort_unstable();
     Ok(PeoQueryResponse { tids })
 }
