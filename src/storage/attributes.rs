@@ -1,10 +1,11 @@
-//! The SQL of node attributes: attributes by id and by node, their domain
-//! values, and the writes of attributes persist and perform (and of the `attr` entries of classes
-//! persist).
+//! The SQL of node attributes: the selection of attributes retrieve and query in one
+//! statement (by id, or by node or product with what ancestors pass down, and their domain
+//! values), and the writes of attributes persist and perform (and of the `attr` entries of
+//! classes persist).
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Backend, backend_of, flag::Flag, in_list};
+use super::{Backend, Database, backend_of, flag::Flag, json_rows, json_text, nodes};
 
 /// A stored node attribute with its node and the tid of its definition.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -37,12 +38,10 @@ pub(crate) struct Attribute {
     pub(crate) default_value: Option<String>,
 }
 
-/// A domain value of an attribute with one of its texts (`loc` none: a value without texts;
-/// empty: the text without a locale).
-#[derive(Debug, sqlx::FromRow)]
+/// One text of a domain value as attributes retrieve reads it (`loc` none: a value without
+/// texts; empty: the text without a locale; read from a JSON array in this field order).
+#[derive(Debug, serde::Deserialize)]
 pub(crate) struct DomainValue {
-    /// The attribute.
-    pub(crate) attribute_id: i64,
     /// The value's tid.
     pub(crate) tid: String,
     /// The locale of the text.
@@ -51,15 +50,24 @@ pub(crate) struct DomainValue {
     pub(crate) value: Option<String>,
 }
 
+/// The columns of [`Attribute`] (`a` the attribute, `n` its node, `d` its definition).
+macro_rules! attribute_columns {
+    () => {
+        "a.id, a.node_id, n.path AS node_path, a.attribute_definition_id AS definition_id, \
+         d.tid AS key, a.level, a.inheritance, a.restriction, \
+         CAST(a.localized AS INTEGER) AS localized, \
+         CAST(a.allow_new_value AS INTEGER) AS allow_new_value, a.sort_direction, a.mode, \
+         a.default_value_tid AS default_value"
+    };
+}
+
 /// The columns of [`Attribute`], from `node_attributes a` with its node and definition.
 macro_rules! attribute_query {
     ($($rest:literal),*) => {
         concat!(
-            "SELECT a.id, a.node_id, n.path AS node_path, a.attribute_definition_id AS definition_id, \
-             d.tid AS key, a.level, a.inheritance, a.restriction, \
-             CAST(a.localized AS INTEGER) AS localized, \
-             CAST(a.allow_new_value AS INTEGER) AS allow_new_value, a.sort_direction, a.mode, \
-             a.default_value_tid AS default_value FROM node_attributes a \
+            "SELECT ",
+            attribute_columns!(),
+            " FROM node_attributes a \
              JOIN classification_nodes n ON n.id = a.node_id \
              JOIN attribute_definitions d ON d.id = a.attribute_definition_id ",
             $($rest),*
@@ -67,34 +75,235 @@ macro_rules! attribute_query {
     };
 }
 
-/// The attributes with the given ids (unknown ones left out).
-pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
-    in_list(pool, sql_in!(attribute_query!("WHERE a.id IN ("), ")"), ids).await
+/// What attributes retrieve and query name (the document's one list; products by id and by
+/// tid together).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Chosen<'a> {
+    /// Attributes by id.
+    Ids(&'a [i64]),
+    /// The attributes of the nodes of products, by id then by tid.
+    Products(&'a [i64], &'a [String]),
+    /// The attributes of nodes by id.
+    NodeIds(&'a [i64]),
+    /// The attributes of nodes by path.
+    NodePaths(&'a [String]),
 }
 
-/// The attributes of the given nodes.
-pub(crate) async fn of_nodes(pool: &AnyPool, nodes: &[i64]) -> Result<Vec<Attribute>, sqlx::Error> {
-    in_list(
-        pool,
-        sql_in!(attribute_query!("WHERE a.node_id IN ("), ")"),
-        nodes,
-    )
-    .await
+/// A row of a selection: the product it comes from (none: a node or an attribute named), a
+/// role that product is restricted to, and an attribute with its domain values when asked
+/// (none: a product or node named that has none).
+#[derive(Debug)]
+pub(crate) struct Selected {
+    /// The product named (none: a node or an attribute named).
+    pub(crate) product_id: Option<i64>,
+    /// A role that product is restricted to.
+    pub(crate) role: Option<String>,
+    /// An attribute of that node or, inherited, of an ancestor (none: neither has one).
+    pub(crate) attribute: Option<Attribute>,
+    /// Its domain values, each text a row, in order (read when asked).
+    pub(crate) domain: Vec<DomainValue>,
 }
 
-/// The domain values of the given attributes with their texts, each attribute's in order.
-pub(crate) async fn domain_values(
-    pool: &AnyPool,
-    attributes: &[i64],
-) -> Result<Vec<DomainValue>, sqlx::Error> {
-    in_list(
-        pool,
-        sql_in!("SELECT v.node_attribute_id AS attribute_id, v.tid, t.loc, t.value FROM domain_values v \
-         LEFT JOIN domain_value_names t ON t.domain_value_id = v.id \
-         WHERE v.node_attribute_id IN (", ") ORDER BY v.node_attribute_id, v.position, t.loc"),
-        attributes,
-    )
-    .await
+impl<'r> sqlx::FromRow<'r, AnyRow> for Selected {
+    fn from_row(row: &'r AnyRow) -> Result<Selected, sqlx::Error> {
+        let attribute = match row.try_get::<Option<i64>, _>("id")? {
+            Some(_) => Some(Attribute::from_row(row)?),
+            None => None,
+        };
+        Ok(Selected {
+            product_id: row.try_get("product_id")?,
+            role: row.try_get("role")?,
+            attribute,
+            domain: json_rows(row.try_get("domain")?)?,
+        })
+    }
+}
+
+/// The domain values of attribute `a` as one JSON text, `[[tid, loc, text], …]` by position
+/// and locale, when `$flag` is 1 (else NULL).
+macro_rules! domain_json {
+    (sqlite, $flag:literal) => {
+        concat!(
+            "CASE WHEN ",
+            $flag,
+            " = 1 THEN (SELECT json_group_array(json_array(v.tid, t.loc, \
+             t.value) ORDER BY v.position, t.loc) FROM domain_values v \
+             LEFT JOIN domain_value_names t ON t.domain_value_id = v.id \
+             WHERE v.node_attribute_id = a.id) END AS domain"
+        )
+    };
+    (postgres, $flag:literal) => {
+        concat!(
+            "CASE WHEN ",
+            $flag,
+            " = 1 THEN (SELECT json_agg(json_build_array(v.tid, t.loc, \
+             t.value) ORDER BY v.position, t.loc)::text FROM domain_values v \
+             LEFT JOIN domain_value_names t ON t.domain_value_id = v.id \
+             WHERE v.node_attribute_id = a.id) END AS domain"
+        )
+    };
+}
+
+/// A JSON list bound as `$n`, read as a table `j` of `value` and its place in the list
+/// (`json_each` on SQLite, its PostgreSQL counterpart); `place` and `id` name the place and the
+/// value as an id.
+macro_rules! json_list {
+    (sqlite, $n:literal) => {
+        concat!("json_each(", $n, ") j")
+    };
+    (postgres, $n:literal) => {
+        concat!(
+            "json_array_elements_text(CAST(",
+            $n,
+            " AS JSON)) WITH ORDINALITY j(value, place)"
+        )
+    };
+    (sqlite, place) => {
+        "j.key"
+    };
+    (postgres, place) => {
+        "j.place"
+    };
+    (sqlite, id) => {
+        "j.value"
+    };
+    (postgres, id) => {
+        "CAST(j.value AS BIGINT)"
+    };
+}
+
+/// The statement of a selection by nodes: `$1` product ids, `$2` product tids, `$3` node ids,
+/// `$4` node paths (JSON lists), `$5` how many generations of ancestors pass their attributes
+/// down, `$6` whether domain values are read. Each chosen node is climbed through its parents;
+/// a row is one of its attributes or a visible one of an ancestor's, in the order of the list,
+/// of the request, of the product's nodes, from the root down, then by attribute.
+macro_rules! by_nodes {
+    ($dialect:ident) => {
+        concat!(
+            "WITH RECURSIVE chosen (list, place, product_id, node_id, position) AS ( \
+               SELECT 0, ",
+            json_list!($dialect, place),
+            ", p.id, pn.node_id, pn.position \
+                 FROM ",
+            json_list!($dialect, "$1"),
+            " JOIN products p ON p.id = ",
+            json_list!($dialect, id),
+            " LEFT JOIN product_nodes pn ON pn.product_id = p.id \
+               UNION ALL SELECT 1, ",
+            json_list!($dialect, place),
+            ", p.id, pn.node_id, \
+                 pn.position FROM ",
+            json_list!($dialect, "$2"),
+            " JOIN products p ON p.tid = j.value \
+                 LEFT JOIN product_nodes pn ON pn.product_id = p.id \
+               UNION ALL SELECT 2, ",
+            json_list!($dialect, place),
+            ", NULL, n.id, 0 \
+                 FROM ",
+            json_list!($dialect, "$3"),
+            " JOIN classification_nodes n ON n.id = ",
+            json_list!($dialect, id),
+            " UNION ALL SELECT 3, ",
+            json_list!($dialect, place),
+            ", NULL, n.id, 0 \
+                 FROM ",
+            json_list!($dialect, "$4"),
+            " JOIN classification_nodes n ON n.path = j.value), \
+             up (list, place, product_id, position, node_id, source_id, depth) AS ( \
+               SELECT list, place, product_id, position, node_id, node_id, 0 FROM chosen \
+               UNION ALL SELECT u.list, u.place, u.product_id, u.position, u.node_id, \
+                 p.parent_id, u.depth + 1 FROM up u \
+                 JOIN classification_nodes p ON p.id = u.source_id \
+                 WHERE p.parent_id IS NOT NULL AND u.depth < $5) \
+             SELECT CAST(u.product_id AS BIGINT) AS product_id, r.name AS role, ",
+            attribute_columns!(),
+            ", ",
+            domain_json!($dialect, "$6"),
+            " FROM up u \
+             LEFT JOIN access_restrictions ar ON ar.kind = 'product' \
+               AND ar.record_id = u.product_id \
+             LEFT JOIN roles r ON r.id = ar.role_id \
+             LEFT JOIN node_attributes a ON a.node_id = u.source_id \
+               AND (u.depth = 0 OR a.inheritance = 'visible') \
+             LEFT JOIN classification_nodes n ON n.id = a.node_id \
+             LEFT JOIN attribute_definitions d ON d.id = a.attribute_definition_id \
+             ORDER BY u.list, u.place, u.position, u.depth DESC, a.id, r.name"
+        )
+    };
+}
+
+/// The statement of a selection by attribute id: `$1` the ids (a JSON list), `$2` whether
+/// domain values are read; in the list's order.
+macro_rules! by_ids {
+    ($dialect:ident) => {
+        concat!(
+            "SELECT CAST(NULL AS BIGINT) AS product_id, CAST(NULL AS TEXT) AS role, ",
+            attribute_columns!(),
+            ", ",
+            domain_json!($dialect, "$2"),
+            " FROM ",
+            json_list!($dialect, "$1"),
+            " JOIN node_attributes a ON a.id = ",
+            json_list!($dialect, id),
+            " JOIN classification_nodes n ON n.id = a.node_id \
+             JOIN attribute_definitions d ON d.id = a.attribute_definition_id ORDER BY ",
+            json_list!($dialect, place)
+        )
+    };
+}
+
+/// The selection statements of one backend.
+struct Selections {
+    by_nodes: &'static str,
+    by_ids: &'static str,
+}
+
+const SQLITE: Selections = Selections {
+    by_nodes: sql!(sqlite: by_nodes!(sqlite)),
+    by_ids: sql!(sqlite: by_ids!(sqlite)),
+};
+
+const POSTGRES: Selections = Selections {
+    by_nodes: sql!(postgres: by_nodes!(postgres)),
+    by_ids: sql!(postgres: by_ids!(postgres)),
+};
+
+/// The rows of what `chosen` names, in answer order before the caller's rights and repeats are
+/// applied (`inherit`: whether nodes named pass down their ancestors' visible attributes;
+/// products' nodes always do): one statement whatever the request holds.
+pub(crate) async fn select(
+    database: &Database,
+    chosen: Chosen<'_>,
+    inherit: bool,
+    with_domain_values: bool,
+) -> Result<Vec<Selected>, sqlx::Error> {
+    let statements = match database.backend() {
+        Backend::Sqlite => &SQLITE,
+        Backend::Postgres => &POSTGRES,
+    };
+    let domain = i64::from(with_domain_values);
+    let (product_ids, product_tids, node_ids, node_paths, inherit) = match chosen {
+        Chosen::Ids(ids) => {
+            return sqlx::query_as(statements.by_ids)
+                .bind(json_text(ids)?)
+                .bind(domain)
+                .fetch_all(database.reads())
+                .await;
+        }
+        Chosen::Products(ids, tids) => (ids, tids, &[][..], &[][..], true),
+        Chosen::NodeIds(ids) => (&[][..], &[][..], ids, &[][..], inherit),
+        Chosen::NodePaths(paths) => (&[][..], &[][..], &[][..], paths, inherit),
+    };
+    let generations = if inherit { nodes::MAX_DEPTH as i64 } else { 0 };
+    sqlx::query_as(statements.by_nodes)
+        .bind(json_text(product_ids)?)
+        .bind(json_text(product_tids)?)
+        .bind(json_text(node_ids)?)
+        .bind(json_text(node_paths)?)
+        .bind(generations)
+        .bind(domain)
+        .fetch_all(database.reads())
+        .await
 }
 
 /// An attribute by id, in a transaction.

@@ -1,10 +1,7 @@
-//! The SQL of classification nodes: nodes by id, path or product, and the writes of classes
-//! persist. A node's path is stored whole (`/<class>/…`), so its ancestors are the prefixes of
-//! its path.
+//! The SQL of classification nodes: a node by id or path, and the writes of classes persist. A
+//! node's path is stored whole (`/<class>/…`), so its ancestors are the prefixes of its path.
 
-use sqlx::{AnyConnection, AnyPool};
-
-use super::in_list;
+use sqlx::AnyConnection;
 
 /// How deep a node may be: the root is level 1 (D-23). The nested answer of classes retrieve
 /// stays within the nesting depth every reader accepts (D-37).
@@ -25,46 +22,6 @@ macro_rules! node_query {
     ($($rest:literal),*) => {
         concat!("SELECT n.id, n.path FROM classification_nodes n ", $($rest),*)
     };
-}
-
-/// The nodes with the given ids (unknown ones left out, in no particular order).
-pub(crate) async fn by_ids(pool: &AnyPool, ids: &[i64]) -> Result<Vec<Node>, sqlx::Error> {
-    in_list(pool, sql_in!(node_query!("WHERE n.id IN ("), ")"), ids).await
-}
-
-/// The nodes with the given paths (unknown ones left out, in no particular order).
-pub(crate) async fn by_paths(pool: &AnyPool, paths: &[String]) -> Result<Vec<Node>, sqlx::Error> {
-    in_list(pool, sql_in!(node_query!("WHERE n.path IN ("), ")"), paths).await
-}
-
-/// A node classifying a product.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Classified {
-    /// The product.
-    pub(crate) product_id: i64,
-    /// The node.
-    #[sqlx(flatten)]
-    pub(crate) node: Node,
-}
-
-/// The nodes of the given products, each product's in the order it was classified.
-pub(crate) async fn of_products(
-    pool: &AnyPool,
-    products: &[i64],
-) -> Result<Vec<Classified>, sqlx::Error> {
-    let mut classified: Vec<Classified> = in_list(
-        pool,
-        sql_in!(
-            "SELECT pn.product_id, n.id, n.path FROM product_nodes pn \
-         JOIN classification_nodes n ON n.id = pn.node_id WHERE pn.product_id IN (",
-            ") ORDER BY pn.product_id, pn.position"
-        ),
-        products,
-    )
-    .await?;
-    // Chunks are ordered each; a stable sort by product keeps each product's order.
-    classified.sort_by_key(|row| row.product_id);
-    Ok(classified)
 }
 
 /// The node of a classification at a path, in a transaction.

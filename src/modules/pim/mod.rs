@@ -110,14 +110,18 @@ impl PimApi for Service {
         input: AttributesRetrieveRequest,
     ) -> Result<PimType, ApiError> {
         let selection = attributes::Selection::from(&input);
-        let selected = attributes::select(&self.database, &context.caller, &selection).await?;
-        let attr = attributes::answer(
+        let selected = attributes::select(
             &self.database,
+            &context.caller,
+            &selection,
+            input.with_domain_values,
+        )
+        .await?;
+        let attr = attributes::answer(
             selected,
             input.with_domain_values,
             input.with_default_values,
-        )
-        .await?;
+        );
         Ok(PimType {
             attrs: Some(Attrs { attr }),
             ..envelope::answer(self, Some(ATTRIBUTE))
@@ -130,9 +134,10 @@ impl PimApi for Service {
         input: AttributesQueryRequest,
     ) -> Result<AttributesQueryResponse, ApiError> {
         let selection = attributes::Selection::from(&input);
-        let selected = attributes::select(&self.database, &context.caller, &selection).await?;
+        let selected =
+            attributes::select(&self.database, &context.caller, &selection, false).await?;
         Ok(AttributesQueryResponse {
-            ids: selected.iter().map(|attribute| attribute.id).collect(),
+            ids: selected.iter().map(|found| found.attribute.id).collect(),
         })
     }
 
