@@ -11,7 +11,7 @@ use crate::{
     service::{Context, Service},
     storage::{
         binaries::{self, Chunks, Selector},
-        records::{self, ASSETS, Identity},
+        records::Identity,
     },
 };
 
@@ -22,55 +22,47 @@ impl DamApi for Service {
         input: AssetsVersionsBinQuery,
     ) -> Result<Binary, ApiError> {
         let pool = self.database.reads();
-        let asset = named(&input)?;
-        let selector = match asset {
+        let selector = match named(&input)? {
             Named::Version(tid) => Selector::Tid(tid),
-            Named::Asset(identity) => {
-                let mut connection = pool.acquire().await?;
-                let (asset, _) = records::find_restricted(&mut connection, &ASSETS, identity)
-                    .await?
-                    .filter(|(_, roles)| context.caller.sees(roles))
-                    .ok_or_else(|| ApiError::NotFound(messages::ASSET_NOT_FOUND.to_string()))?;
-                Selector::Asset(asset, input.version_number)
-            }
+            Named::Asset(identity) => Selector::Asset(identity, input.version_number),
         };
-        let version = binaries::version(pool, selector)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(messages::ASSET_VERSION_NOT_FOUND.to_string()))?;
-        // A version named by its own tid belongs to an asset the caller must be allowed to see.
-        if let Selector::Tid(_) = selector {
-            let mut connection = pool.acquire().await?;
-            let visible =
-                records::find_restricted(&mut connection, &ASSETS, Identity::Id(version.asset_id))
-                    .await?
-                    .is_some_and(|(_, roles)| context.caller.sees(&roles));
-            if !visible {
-                return Err(ApiError::NotFound(
-                    messages::ASSET_VERSION_NOT_FOUND.to_string(),
-                ));
-            }
-        }
-        let file_name = version
+        let format = input.format.as_deref();
+        let rows = binaries::locate(pool, selector, format).await?;
+        let roles: Vec<&str> = rows.iter().filter_map(|row| row.role.as_deref()).collect();
+        let visible = context.caller.sees(&roles);
+        // A version named by its own tid belongs to an asset the caller must be allowed to
+        // see: it is not found otherwise.
+        let Some(found) = rows.first().filter(|_| visible) else {
+            return Err(ApiError::NotFound(match selector {
+                Selector::Tid(_) => messages::ASSET_VERSION_NOT_FOUND.to_string(),
+                Selector::Asset(..) => messages::ASSET_NOT_FOUND.to_string(),
+            }));
+        };
+        let (Some(version), Some(size), Some(etag)) =
+            (found.version_id, found.size, found.etag.clone())
+        else {
+            return Err(ApiError::NotFound(
+                messages::ASSET_VERSION_NOT_FOUND.to_string(),
+            ));
+        };
+        let file_name = found
             .file_name
             .clone()
-            .unwrap_or_else(|| version.asset_tid.clone());
-        let (length, etag, format, file_name) = match &input.format {
-            None => (
-                version.size,
-                version.etag,
-                binaries::ORIGINAL.to_string(),
-                file_name,
-            ),
+            .unwrap_or_else(|| found.asset_tid.clone());
+        let (length, etag, format, file_name) = match format {
+            None => (size, etag, binaries::ORIGINAL.to_string(), file_name),
             Some(format) => {
-                let preview = binaries::preview(pool, version.id, format)
-                    .await?
-                    .ok_or_else(|| {
-                        ApiError::NotFound(fill(messages::PREVIEW_FORMAT_NOT_FOUND, &[&format]))
-                    })?;
+                let (Some(size), Some(etag)) = (found.preview_size, found.preview_etag.clone())
+                else {
+                    return Err(ApiError::NotFound(fill(
+                        messages::PREVIEW_FORMAT_NOT_FOUND,
+                        &[&format],
+                    )));
+                };
                 (
-                    preview.size,
-                    preview.etag,
-                    format.clone(),
+                    size,
+                    etag,
+                    format.to_string(),
                     format!("{format}_{file_name}"),
                 )
             }
@@ -82,7 +74,7 @@ impl DamApi for Service {
             source: Box::new(Chunks {
                 pool: pool.clone(),
                 backend: self.database.backend(),
-                version: version.id,
+                version,
                 format,
             }),
         })

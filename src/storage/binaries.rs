@@ -11,6 +11,8 @@ use poem::Body;
 use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, AnyPool};
 
+use super::records::Identity;
+
 /// The size of a stored chunk: 1 MiB.
 pub(crate) const CHUNK: usize = 1 << 20;
 
@@ -96,31 +98,54 @@ pub(crate) enum WriteError {
     Database(#[from] sqlx::Error),
 }
 
-/// A stored version, as a download addresses it.
+/// What a download finds of the binary it names, a row per role the asset is restricted to:
+/// the asset, the version (none: no such version) and, when a format is named, its preview
+/// (none: no such preview).
 #[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Version {
-    /// The version's id.
-    pub(crate) id: i64,
-    /// The asset's id, for its access restrictions.
-    pub(crate) asset_id: i64,
-    /// The asset's tid.
+pub(crate) struct Located {
+    /// The asset's tid (the file name of a version without one).
     pub(crate) asset_tid: String,
+    /// A role the asset is restricted to (none: unrestricted).
+    pub(crate) role: Option<String>,
+    /// The version's id.
+    pub(crate) version_id: Option<i64>,
     /// The file name of the version's binary.
     pub(crate) file_name: Option<String>,
     /// The length of the version's binary.
-    pub(crate) size: i64,
+    pub(crate) size: Option<i64>,
     /// Its validator.
-    pub(crate) etag: String,
+    pub(crate) etag: Option<String>,
+    /// The length of the preview.
+    pub(crate) preview_size: Option<i64>,
+    /// The preview's validator.
+    pub(crate) preview_etag: Option<String>,
 }
 
-/// The statement reading a version, ending with `condition`.
-macro_rules! version_where {
-    ($condition:literal) => {
+/// The statement finding a binary: `$from` joins the asset `a` and its version `v`, `$format`
+/// names the preview's format, `$condition` the asset or version.
+macro_rules! located {
+    ($from:expr, $format:literal, $condition:literal) => {
         concat!(
-            "SELECT v.id, v.asset_id, a.tid AS asset_tid, v.file_name, CAST(v.size AS BIGINT) AS size, \
-             v.etag FROM asset_versions v JOIN assets a ON a.id = v.asset_id WHERE ",
-            $condition
+            "SELECT a.tid AS asset_tid, r.name AS role, v.id AS version_id, v.file_name, \
+             CAST(v.size AS BIGINT) AS size, v.etag, CAST(p.size AS BIGINT) AS preview_size, \
+             p.etag AS preview_etag ",
+            $from,
+            " LEFT JOIN asset_previews p ON p.version_id = v.id AND p.format = ",
+            $format,
+            " LEFT JOIN access_restrictions ar ON ar.kind = 'asset' AND ar.record_id = a.id \
+             LEFT JOIN roles r ON r.id = ar.role_id WHERE ",
+            $condition,
+            " ORDER BY r.name"
         )
+    };
+}
+
+/// An asset's version by number (`$3`; the latest when NULL), as [`located!`] joins it.
+macro_rules! asset_version {
+    () => {
+        "FROM assets a LEFT JOIN asset_versions v ON v.id = (SELECT w.id FROM asset_versions w \
+         WHERE w.asset_id = a.id AND (w.version_number = $3 OR $3 IS NULL) \
+         ORDER BY w.version_number DESC LIMIT 1)"
     };
 }
 
@@ -130,54 +155,34 @@ pub(crate) enum Selector<'a> {
     /// By its own tid.
     Tid(&'a str),
     /// By its asset and number; the latest version when no number is given.
-    Asset(i64, Option<i32>),
+    Asset(Identity<'a>, Option<i32>),
 }
 
-/// Finds a version.
-pub(crate) async fn version(
+/// The asset, version and preview (`format`; none: the version's own binary) a download names,
+/// with the asset's roles, in one statement; none when no asset (or version named by tid) is.
+pub(crate) async fn locate(
     pool: &AnyPool,
     selector: Selector<'_>,
-) -> Result<Option<Version>, sqlx::Error> {
+    format: Option<&str>,
+) -> Result<Vec<Located>, sqlx::Error> {
+    let format = format.map(str::to_string);
     let query = match selector {
-        Selector::Tid(tid) => {
-            sqlx::query_as(sql!(version_where!("v.tid = $1"))).bind(tid.to_string())
-        }
-        Selector::Asset(asset, Some(number)) => sqlx::query_as(sql!(version_where!(
-            "v.asset_id = $1 AND v.version_number = $2"
+        Selector::Tid(tid) => sqlx::query_as(sql!(located!(
+            "FROM asset_versions v JOIN assets a ON a.id = v.asset_id",
+            "$2",
+            "v.tid = $1"
         )))
-        .bind(asset)
-        .bind(number),
-        Selector::Asset(asset, None) => sqlx::query_as(sql!(version_where!(
-            "v.asset_id = $1 ORDER BY v.version_number DESC LIMIT 1"
-        )))
-        .bind(asset),
+        .bind(tid.to_string())
+        .bind(format),
+        Selector::Asset(asset, number) => asset
+            .query_as(
+                sql!(located!(asset_version!(), "$2", "a.id = $1")),
+                sql!(located!(asset_version!(), "$2", "a.tid = $1")),
+            )
+            .bind(format)
+            .bind(number),
     };
-    query.fetch_optional(pool).await
-}
-
-/// A preview's length and validator.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Preview {
-    /// The length in bytes.
-    pub(crate) size: i64,
-    /// Its validator.
-    pub(crate) etag: String,
-}
-
-/// Finds the preview of a version in a format.
-pub(crate) async fn preview(
-    pool: &AnyPool,
-    version: i64,
-    format: &str,
-) -> Result<Option<Preview>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT CAST(size AS BIGINT) AS size, etag FROM asset_previews \
-         WHERE version_id = $1 AND format = $2"
-    ))
-    .bind(version)
-    .bind(format.to_string())
-    .fetch_optional(pool)
-    .await
+    query.fetch_all(pool).await
 }
 
 /// The stored chunks of one binary, read on demand: the source of a download.

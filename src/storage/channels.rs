@@ -8,9 +8,7 @@ use futures_util::{StreamExt, stream::BoxStream};
 use serde::Deserialize;
 use sqlx::{AnyConnection, AnyPool};
 
-use super::{
-    Backend, Database, in_list_on, json_rows, json_text, peos, records::Identity, stream, values,
-};
+use super::{Backend, Database, json_rows, json_text, peos, records::Identity, stream, values};
 
 /// A channel of a subtree, as channel query orders it.
 #[derive(Debug, sqlx::FromRow)]
@@ -44,6 +42,23 @@ macro_rules! subtree {
                FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
              ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
              CAST(depth AS BIGINT) AS depth FROM tree"
+        ))
+    };
+}
+
+/// The PEOs linked to a channel subtree's channels, from the channel whose `$column` is `$1`.
+macro_rules! linked {
+    ($column:literal) => {
+        sql!(concat!(
+            "WITH RECURSIVE tree (id, depth) AS ( \
+               SELECT id, 0 FROM channels WHERE ",
+            $column,
+            " = $1 \
+               UNION ALL \
+               SELECT c.id, t.depth + 1 FROM channels c JOIN tree t ON c.parent_id = t.id \
+               WHERE t.depth < $2 \
+             ) SELECT pc.peo_id FROM tree t \
+             LEFT JOIN peo_channels pc ON pc.channel_id = t.id"
         ))
     };
 }
@@ -263,18 +278,24 @@ pub(crate) fn retrieve(
     .boxed()
 }
 
-/// The PEOs linked to the listed channels (a PEO once per channel it is linked to).
+/// A channel of a project's subtree, with a PEO linked to it.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct Linked {
+    /// The PEO (none: no PEO is linked to the channel).
+    pub(crate) peo_id: Option<i64>,
+}
+
+/// The PEOs linked to the channel `root` and its descendants down to `level` generations
+/// (`None`: all), a row per channel and PEO, in one statement; none when no channel is `root`.
 pub(crate) async fn linked_peos(
-    connection: &mut AnyConnection,
-    channels: &[i64],
-) -> Result<Vec<i64>, sqlx::Error> {
-    let rows: Vec<(i64,)> = in_list_on(
-        connection,
-        sql_in!("SELECT peo_id FROM peo_channels WHERE channel_id IN (", ")"),
-        channels,
-    )
-    .await?;
-    Ok(rows.into_iter().map(|(peo,)| peo).collect())
+    pool: &AnyPool,
+    root: Identity<'_>,
+    level: Option<i64>,
+) -> Result<Vec<Linked>, sqlx::Error> {
+    root.query_as(linked!("id"), linked!("tid"))
+        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
+        .fetch_all(pool)
+        .await
 }
 
 /// The id of a channel type by name.

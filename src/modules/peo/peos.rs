@@ -161,19 +161,14 @@ async fn of_project(
 ) -> Result<HashSet<i64>, ApiError> {
     // Without its children, the project alone: its subtree down to level 0.
     let level = (!with_children).then_some(0);
-    let channels: Vec<i64> = channels::subtree(pool, Identity::Key(tid), level)
-        .await?
-        .into_iter()
-        .map(|node| node.id)
-        .collect();
-    if channels.is_empty() {
+    let linked = channels::linked_peos(pool, Identity::Key(tid), level).await?;
+    if linked.is_empty() {
         return Err(ApiError::NotFound(fill(
             messages::PROJECT_TID_NOT_FOUND,
             &[&tid],
         )));
     }
-    let linked = channels::linked_peos(&mut *pool.acquire().await?, &channels).await?;
-    Ok(linked.into_iter().collect())
+    Ok(linked.into_iter().filter_map(|row| row.peo_id).collect())
 }
 
 /// PEO query: the tids of the PEOs matching every criterion given that the caller may see,
