@@ -29,9 +29,10 @@ pub(crate) struct Node {
 /// bootstrap document could write by re-parenting channels.
 const DEEPEST: i64 = 4096;
 
-/// A channel subtree's statement, from the channel whose `$column` is `$1`.
-macro_rules! subtree {
-    ($column:literal) => {
+/// A statement over the subtree `tree` of the channel whose `$column` is `$1`, down to `$2`
+/// generations (through the parent index), answering `$select`.
+macro_rules! below {
+    ($column:literal, $select:literal) => {
         sql!(concat!(
             "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
                SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE ",
@@ -40,27 +41,49 @@ macro_rules! subtree {
                UNION ALL \
                SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
                FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
-             ) SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
-             CAST(depth AS BIGINT) AS depth FROM tree"
+             ) ",
+            $select
         ))
     };
 }
 
-/// The PEOs linked to a channel subtree's channels, from the channel whose `$column` is `$1`.
+/// A channel subtree's statement: its channels as [`Node`]s.
+macro_rules! subtree {
+    ($column:literal) => {
+        below!(
+            $column,
+            "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
+             CAST(depth AS BIGINT) AS depth FROM tree"
+        )
+    };
+}
+
+/// The PEOs linked to a channel subtree's channels: a row per channel and PEO.
 macro_rules! linked {
     ($column:literal) => {
-        sql!(concat!(
-            "WITH RECURSIVE tree (id, depth) AS ( \
-               SELECT id, 0 FROM channels WHERE ",
+        below!(
             $column,
-            " = $1 \
-               UNION ALL \
-               SELECT c.id, t.depth + 1 FROM channels c JOIN tree t ON c.parent_id = t.id \
-               WHERE t.depth < $2 \
-             ) SELECT pc.peo_id FROM tree t \
-             LEFT JOIN peo_channels pc ON pc.channel_id = t.id"
-        ))
+            "SELECT pc.peo_id FROM tree t LEFT JOIN peo_channels pc ON pc.channel_id = t.id"
+        )
     };
+}
+
+/// The rows of a subtree statement (`by_id` or `by_tid`) from the channel `root`, down to
+/// `level` generations (`None`: all, within [`DEEPEST`]).
+async fn walk<R>(
+    pool: &AnyPool,
+    root: Identity<'_>,
+    level: Option<i64>,
+    by_id: &'static str,
+    by_tid: &'static str,
+) -> Result<Vec<R>, sqlx::Error>
+where
+    R: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+{
+    root.query_as(by_id, by_tid)
+        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
+        .fetch_all(pool)
+        .await
 }
 
 /// The channel `root` and its descendants down to `level` generations (`None`: all), in one
@@ -70,10 +93,7 @@ pub(crate) async fn subtree(
     root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    root.query_as(subtree!("id"), subtree!("tid"))
-        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
-        .fetch_all(pool)
-        .await
+    walk(pool, root, level, subtree!("id"), subtree!("tid")).await
 }
 
 /// The channels without a parent.
@@ -292,10 +312,7 @@ pub(crate) async fn linked_peos(
     root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Linked>, sqlx::Error> {
-    root.query_as(linked!("id"), linked!("tid"))
-        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
-        .fetch_all(pool)
-        .await
+    walk(pool, root, level, linked!("id"), linked!("tid")).await
 }
 
 /// The id of a channel type by name.
