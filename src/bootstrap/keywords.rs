@@ -193,8 +193,7 @@ impl Loader<'_, '_> {
     ) -> Result<(), BootstrapError> {
         let rows: Vec<KeywordRow> = chunk
             .iter()
-            .enumerate()
-            .map(|(position, &index)| {
+            .map(|&index| {
                 let path = keywords[index].path.as_str();
                 KeywordRow {
                     id: keywords[index].id,
@@ -207,11 +206,10 @@ impl Loader<'_, '_> {
                     },
                     name: path.rsplit_once('/').map_or(path, |(_, name)| name),
                     path,
-                    position,
                 }
             })
             .collect();
-        let stored = import::insert_keywords(self.transaction, &rows, &self.now).await?;
+        let stored = import::insert_keywords(self.transaction, &rows, known, &self.now).await?;
         let mut names = Vec::new();
         let mut assets = Vec::new();
         for (&index, &id) in chunk.iter().zip(&stored) {

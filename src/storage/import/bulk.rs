@@ -3,6 +3,8 @@
 //! (`json_to_recordset`; lists of ids as a JSON array on both), so that a statement's text is
 //! the same for any number of rows and its plan is checked like every other.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use sqlx::{Any, any::AnyArguments, query::Query};
 
@@ -36,30 +38,42 @@ macro_rules! twice {
     };
 }
 
-/// A keyword to store unless its path is stored (written as `{"p", "n", "path", "i", "x", "o",
-/// "c"}`).
-#[derive(Debug, Clone, Copy, Serialize)]
+/// A keyword to store unless its path is stored.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct KeywordRow<'d> {
     /// The id it keeps; none: the next one.
-    #[serde(rename = "x")]
     pub id: Option<i64>,
     /// Its order number among its siblings; none: after the last.
-    #[serde(rename = "o")]
     pub order_number: Option<i64>,
     /// When it was created; none: now.
-    #[serde(rename = "c")]
     pub created_at: Option<&'d str>,
     /// Its parent's id; none for a root.
-    #[serde(rename = "p")]
     pub parent_id: Option<i64>,
     /// Its default name (the last segment of its path).
-    #[serde(rename = "n")]
     pub name: &'d str,
     /// Its path.
     pub path: &'d str,
-    /// Its place among the rows of the statement: new siblings are ordered by it.
+}
+
+/// A keyword the statement stores (written as `{"p", "n", "path", "i", "x", "o", "c"}`): a
+/// [`KeywordRow`] whose path is not stored, with its rank among the new siblings.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct NewKeyword<'d> {
+    #[serde(rename = "x")]
+    id: Option<i64>,
+    #[serde(rename = "o")]
+    order_number: Option<i64>,
+    #[serde(rename = "c")]
+    created_at: Option<&'d str>,
+    #[serde(rename = "p")]
+    parent_id: Option<i64>,
+    #[serde(rename = "n")]
+    name: &'d str,
+    path: &'d str,
+    /// Its place among the new keywords of its parent in this statement (1 for the first): a
+    /// keyword without an order number goes that far after the parent's last stored child.
     #[serde(rename = "i")]
-    pub position: usize,
+    rank: i64,
 }
 
 /// A localized name of a keyword (written as `{"k", "l", "n"}`).
@@ -91,19 +105,122 @@ pub(crate) struct KeywordAsset<'d> {
 /// Stores the keywords whose paths are not stored, each after the last of its siblings (new
 /// siblings in the order given); answers the ids of all of them, stored before or now, in the
 /// order of `rows`.
+///
+/// The stored ones are read first, so that the statement that stores the others is given each
+/// one's rank among its new siblings instead of ranking them itself (a window over the rows:
+/// on SQLite that sort took a third of the statement) and a load of records all stored runs
+/// one statement per chunk.
 pub(crate) async fn insert_keywords(
     load: Load<'_, '_>,
     rows: &[KeywordRow<'_>],
+    known: i64,
     now: &str,
 ) -> Result<Vec<i64>, sqlx::Error> {
-    // On PostgreSQL each lookup by path (here, in the id read and in the asset links) is a
-    // scalar subquery, run per row on the unique index: written as a join, it was planned as a
-    // hash join over a sequential scan of the whole table for every chunk, since the statistics
-    // lag a load (6k rows estimated for 500k), which made each chunk slower than the last.
-    store_new_keywords(load, rows, now).await?;
-    let paths: Vec<&str> = rows.iter().map(|row| row.path).collect();
+    let mut ids = stored_before(load, rows, known).await?;
+    let backend = backend_of(load);
+    // One statement stores the new keywords of BOUND_ROWS rows on SQLite, of the chunk on
+    // PostgreSQL, ranked within it, as the window it replaced ranked them.
+    let group = match backend {
+        Backend::Sqlite => BOUND_ROWS,
+        Backend::Postgres => rows.len().max(1),
+    };
+    let mut new = Vec::new();
+    for (start, rows) in (0..).step_by(group).zip(rows.chunks(group)) {
+        let group = new_keywords(rows, &ids[start..start + rows.len()], start, backend);
+        if !group.is_empty() {
+            let stored: Vec<NewKeyword> = group.iter().map(|(_, keyword)| *keyword).collect();
+            store_new_keywords(load, &stored, now).await?;
+            new.extend(group);
+        }
+    }
+    if !new.is_empty() {
+        let paths: Vec<&str> = new.iter().map(|(_, keyword)| keyword.path).collect();
+        let new_ids = keyword_ids(load, &paths).await?;
+        for ((index, _), id) in new.iter().zip(new_ids) {
+            ids[*index] = id;
+        }
+    }
+    complete(ids)
+}
+
+/// The ids of the keywords of `rows` stored before this statement, by row (none: not stored).
+/// Keywords of ids above `known` were stored by this load: a keyword under one of them is new,
+/// and its path is not looked up.
+async fn stored_before(
+    load: Load<'_, '_>,
+    rows: &[KeywordRow<'_>],
+    known: i64,
+) -> Result<Vec<Option<i64>>, sqlx::Error> {
+    let mut ids = vec![None; rows.len()];
+    let maybe_stored: Vec<usize> = (0..rows.len())
+        .filter(|&index| rows[index].parent_id.is_none_or(|parent| parent <= known))
+        .collect();
+    if !maybe_stored.is_empty() {
+        let paths: Vec<&str> = maybe_stored.iter().map(|&index| rows[index].path).collect();
+        let stored = keyword_ids(load, &paths).await?;
+        for (&index, id) in maybe_stored.iter().zip(stored) {
+            ids[index] = id;
+        }
+    }
+    Ok(ids)
+}
+
+/// The rows of `rows` whose paths are not stored (`ids`: none), by their index (`start` plus
+/// their place in `rows`), each ranked among the new rows of its parent in the order given;
+/// in the order they are stored in. Ids are taken in that order: sibling by sibling, as the
+/// ranking window this replaced gave them out (its partitions put roots first on SQLite and
+/// last on PostgreSQL), so that a document loads to the same ids as before.
+fn new_keywords<'d>(
+    rows: &[KeywordRow<'d>],
+    ids: &[Option<i64>],
+    start: usize,
+    backend: Backend,
+) -> Vec<(usize, NewKeyword<'d>)> {
+    let mut ranks: HashMap<Option<i64>, i64> = HashMap::new();
+    let mut new: Vec<(usize, NewKeyword)> = rows
+        .iter()
+        .zip(ids)
+        .enumerate()
+        .filter(|(_, (_, id))| id.is_none())
+        .map(|(index, (row, _))| {
+            let rank = ranks.entry(row.parent_id).or_default();
+            *rank += 1;
+            let keyword = NewKeyword {
+                id: row.id,
+                order_number: row.order_number,
+                created_at: row.created_at,
+                parent_id: row.parent_id,
+                name: row.name,
+                path: row.path,
+                rank: *rank,
+            };
+            (start + index, keyword)
+        })
+        .collect();
+    new.sort_by_key(|(index, keyword)| {
+        let root_last = match backend {
+            Backend::Sqlite => keyword.parent_id.is_some(),
+            Backend::Postgres => keyword.parent_id.is_none(),
+        };
+        (root_last, keyword.parent_id, *index)
+    });
+    new
+}
+
+/// Every id of a chunk, or an error if a keyword was not stored.
+fn complete(ids: Vec<Option<i64>>) -> Result<Vec<i64>, sqlx::Error> {
+    ids.into_iter()
+        .map(|id| id.ok_or(sqlx::Error::RowNotFound))
+        .collect()
+}
+
+/// The ids of the keywords of these paths (none: not stored), in the order of the paths.
+async fn keyword_ids(load: Load<'_, '_>, paths: &[&str]) -> Result<Vec<Option<i64>>, sqlx::Error> {
     // One row holding every id, in the order of the paths: rows one by one would each cross to
-    // SQLite's worker thread.
+    // SQLite's worker thread. On PostgreSQL each lookup by path is a scalar subquery, run per
+    // row on the unique index: written as a join, it was planned as a hash join over a
+    // sequential scan of the whole table for every chunk, since the statistics lag a load (6k
+    // rows estimated for 500k), which made each chunk slower than the last.
     let select = match backend_of(load) {
         Backend::Sqlite => sql!(sqlite:
             "SELECT json_group_array(k.id ORDER BY j.key) AS ids FROM json_each($1) j \
@@ -116,20 +233,18 @@ pub(crate) async fn insert_keywords(
         ),
     };
     let ids: String = sqlx::query_scalar(select)
-        .bind(json_text(&paths)?)
+        .bind(json_text(paths)?)
         .fetch_one(&mut **load)
         .await?;
-    let ids: Vec<Option<i64>> =
-        serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
-    ids.into_iter()
-        .map(|id| id.ok_or(sqlx::Error::RowNotFound))
-        .collect()
+    serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))
 }
 
-/// Stores the keywords of `rows` whose paths are not stored, as [`insert_keywords`] says.
+/// Stores new keywords: a keyword without an order number goes its rank after the last stored
+/// child of its parent; a keyword whose path is stored meanwhile is left (the load runs alone,
+/// so none is).
 async fn store_new_keywords(
     load: Load<'_, '_>,
-    rows: &[KeywordRow<'_>],
+    rows: &[NewKeyword<'_>],
     now: &str,
 ) -> Result<(), sqlx::Error> {
     match backend_of(load) {
@@ -140,14 +255,11 @@ async fn store_new_keywords(
                      sort_key) SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, ?), \
                      COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
                     segment!(sqlite, "q.o", "q.n"),
-                    " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.g, COALESCE((SELECT \
-                     MAX(k.order_number) FROM keywords k WHERE k.parent_id IS r.p), 0) \
-                     + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i)) AS o FROM (SELECT \
-                     column1 AS p, column2 AS n, column3 AS path, column4 AS i, column5 AS x, \
-                     column6 AS g, column7 AS c FROM (VALUES ",
+                    " FROM (SELECT column1 AS p, column2 AS n, column3 AS path, column5 AS x, \
+                     column7 AS c, COALESCE(column6, COALESCE((SELECT MAX(k.order_number) FROM \
+                     keywords k WHERE k.parent_id IS column1), 0) + column4) AS o FROM (VALUES ",
                     bound_rows!("(?,?,?,?,?,?,?)"),
-                    ")) r WHERE r.path IS NOT NULL AND NOT EXISTS (SELECT 1 FROM keywords k \
-                     WHERE k.path = r.path)) q WHERE true ON CONFLICT (path) DO NOTHING"
+                    ") WHERE column3 IS NOT NULL) q WHERE true ON CONFLICT (path) DO NOTHING"
                 )))
                 .bind(now);
                 for row in rows {
@@ -155,7 +267,7 @@ async fn store_new_keywords(
                         .bind(row.parent_id)
                         .bind(row.name)
                         .bind(row.path)
-                        .bind(i64::try_from(row.position).unwrap_or(i64::MAX))
+                        .bind(row.rank)
                         .bind(row.id)
                         .bind(row.order_number)
                         .bind(row.created_at);
@@ -174,10 +286,9 @@ async fn store_new_keywords(
                 " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.o, COALESCE(CASE WHEN r.p IS NULL \
                  THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
                  ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-                 + ROW_NUMBER() OVER (PARTITION BY r.p ORDER BY r.i)) AS o \
+                 + r.i) AS o \
                  FROM json_to_recordset(CAST($1 AS JSON)) AS r(p BIGINT, n TEXT, path TEXT, \
-                 i BIGINT, x BIGINT, o BIGINT, c TEXT) \
-                 WHERE (SELECT k.id FROM keywords k WHERE k.path = r.path) IS NULL) q \
+                 i BIGINT, x BIGINT, o BIGINT, c TEXT)) q \
                  ON CONFLICT (path) DO NOTHING"
             ));
             sqlx::query(insert)
@@ -334,4 +445,62 @@ async fn set_cache(load: Load<'_, '_>, pragma: &'static str) -> Result<(), sqlx:
         sqlx::query(pragma).execute(&mut **load).await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row under `parent` at `path`.
+    fn row(parent: Option<i64>, path: &str) -> KeywordRow<'_> {
+        KeywordRow {
+            id: None,
+            order_number: None,
+            created_at: None,
+            parent_id: parent,
+            name: path,
+            path,
+        }
+    }
+
+    #[test]
+    fn new_keywords_are_ranked_among_new_siblings_and_stored_sibling_by_sibling() {
+        let rows = [
+            row(None, "/a"),
+            row(Some(5), "/e/stored"),
+            row(None, "/b"),
+            row(Some(3), "/c/x"),
+            row(Some(5), "/e/y"),
+            row(Some(5), "/e/z"),
+        ];
+        let ids = [None, Some(9), None, None, None, None];
+        let stored = |backend| -> Vec<(usize, &str, i64)> {
+            new_keywords(&rows, &ids, 10, backend)
+                .iter()
+                .map(|(index, keyword)| (*index, keyword.path, keyword.rank))
+                .collect()
+        };
+        // The stored row is neither ranked nor stored; roots sort first on SQLite, last on
+        // PostgreSQL, as each orders NULLs; indexes count from `start`.
+        assert_eq!(
+            stored(Backend::Sqlite),
+            [
+                (10, "/a", 1),
+                (12, "/b", 2),
+                (13, "/c/x", 1),
+                (14, "/e/y", 1),
+                (15, "/e/z", 2)
+            ]
+        );
+        assert_eq!(
+            stored(Backend::Postgres),
+            [
+                (13, "/c/x", 1),
+                (14, "/e/y", 1),
+                (15, "/e/z", 2),
+                (10, "/a", 1),
+                (12, "/b", 2)
+            ]
+        );
+    }
 }
