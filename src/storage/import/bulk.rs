@@ -38,38 +38,35 @@ macro_rules! twice {
     };
 }
 
-/// A keyword to store unless its path is stored.
-#[derive(Debug, Clone, Copy)]
+/// A keyword to store unless its path is stored (written as `{"p", "n", "path", "x", "o",
+/// "c"}`).
+#[derive(Debug, Clone, Copy, Serialize)]
 pub(crate) struct KeywordRow<'d> {
     /// The id it keeps; none: the next one.
+    #[serde(rename = "x")]
     pub id: Option<i64>,
     /// Its order number among its siblings; none: after the last.
+    #[serde(rename = "o")]
     pub order_number: Option<i64>,
     /// When it was created; none: now.
+    #[serde(rename = "c")]
     pub created_at: Option<&'d str>,
     /// Its parent's id; none for a root.
+    #[serde(rename = "p")]
     pub parent_id: Option<i64>,
     /// Its default name (the last segment of its path).
+    #[serde(rename = "n")]
     pub name: &'d str,
     /// Its path.
     pub path: &'d str,
 }
 
-/// A keyword the statement stores (written as `{"p", "n", "path", "i", "x", "o", "c"}`): a
-/// [`KeywordRow`] whose path is not stored, with its rank among the new siblings.
+/// A keyword the statement stores (its row's fields and `"i"`): a [`KeywordRow`] whose path
+/// is not stored, with its rank among the new siblings.
 #[derive(Debug, Clone, Copy, Serialize)]
 struct NewKeyword<'d> {
-    #[serde(rename = "x")]
-    id: Option<i64>,
-    #[serde(rename = "o")]
-    order_number: Option<i64>,
-    #[serde(rename = "c")]
-    created_at: Option<&'d str>,
-    #[serde(rename = "p")]
-    parent_id: Option<i64>,
-    #[serde(rename = "n")]
-    name: &'d str,
-    path: &'d str,
+    #[serde(flatten)]
+    row: KeywordRow<'d>,
     /// Its place among the new keywords of its parent in this statement (1 for the first): a
     /// keyword without an order number goes that far after the parent's last stored child.
     #[serde(rename = "i")]
@@ -134,7 +131,7 @@ pub(crate) async fn insert_keywords(
         }
     }
     if !new.is_empty() {
-        let paths: Vec<&str> = new.iter().map(|(_, keyword)| keyword.path).collect();
+        let paths: Vec<&str> = new.iter().map(|(_, keyword)| keyword.row.path).collect();
         let new_ids = keyword_ids(load, &paths).await?;
         for ((index, _), id) in new.iter().zip(new_ids) {
             ids[*index] = id;
@@ -186,12 +183,7 @@ fn new_keywords<'d>(
             let rank = ranks.entry(row.parent_id).or_default();
             *rank += 1;
             let keyword = NewKeyword {
-                id: row.id,
-                order_number: row.order_number,
-                created_at: row.created_at,
-                parent_id: row.parent_id,
-                name: row.name,
-                path: row.path,
+                row: *row,
                 rank: *rank,
             };
             (start + index, keyword)
@@ -199,10 +191,10 @@ fn new_keywords<'d>(
         .collect();
     new.sort_by_key(|(index, keyword)| {
         let root_last = match backend {
-            Backend::Sqlite => keyword.parent_id.is_some(),
-            Backend::Postgres => keyword.parent_id.is_none(),
+            Backend::Sqlite => keyword.row.parent_id.is_some(),
+            Backend::Postgres => keyword.row.parent_id.is_none(),
         };
-        (root_last, keyword.parent_id, *index)
+        (root_last, keyword.row.parent_id, *index)
     });
     new
 }
@@ -262,12 +254,12 @@ async fn store_new_keywords(
                     ") WHERE column3 IS NOT NULL) q WHERE true ON CONFLICT (path) DO NOTHING"
                 )))
                 .bind(now);
-                for row in rows {
+                for NewKeyword { row, rank } in rows {
                     insert = insert
                         .bind(row.parent_id)
                         .bind(row.name)
                         .bind(row.path)
-                        .bind(row.rank)
+                        .bind(rank)
                         .bind(row.id)
                         .bind(row.order_number)
                         .bind(row.created_at);
@@ -477,7 +469,7 @@ mod tests {
         let stored = |backend| -> Vec<(usize, &str, i64)> {
             new_keywords(&rows, &ids, 10, backend)
                 .iter()
-                .map(|(index, keyword)| (*index, keyword.path, keyword.rank))
+                .map(|(index, keyword)| (*index, keyword.row.path, keyword.rank))
                 .collect()
         };
         // The stored row is neither ranked nor stored; roots sort first on SQLite, last on
