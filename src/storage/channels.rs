@@ -1,6 +1,6 @@
 //! The SQL of channels (`project`): a subtree in one recursive statement, the roots, the channels
-//! channel retrieve answers (one statement a page, with everything each answer holds), the PEOs
-//! linked to channels, and the writes of channels persist.
+//! channel retrieve answers (one statement a page, with everything each answer holds), and the
+//! writes of channels persist. (PEO query reads the PEOs linked to a subtree: `peos::query`.)
 
 use std::sync::Arc;
 
@@ -29,71 +29,34 @@ pub(crate) struct Node {
 /// bootstrap document could write by re-parenting channels.
 const DEEPEST: i64 = 4096;
 
-/// A statement over the subtree `tree` of the channel whose `$column` is `$1`, down to `$2`
-/// generations (through the parent index), answering `$select`.
-macro_rules! below {
-    ($column:literal, $select:literal) => {
+/// The generations a subtree is read down to: `level` (`None`: all), within [`DEEPEST`].
+pub(crate) fn depth(level: Option<i64>) -> i64 {
+    level.unwrap_or(DEEPEST).min(DEEPEST)
+}
+
+/// A channel subtree's statement: its channels as [`Node`]s, from the channel whose `$column`
+/// is `$1`, down to `$2` generations.
+macro_rules! subtree {
+    ($column:literal) => {
         sql!(concat!(
-            "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
-               SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE ",
-            $column,
-            " = $1 \
-               UNION ALL \
-               SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
-               FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < $2 \
-             ) ",
-            $select
+            channel_tree!($column, "$1", "$2"),
+            "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
+             CAST(depth AS BIGINT) AS depth FROM tree"
         ))
     };
 }
 
-/// A channel subtree's statement: its channels as [`Node`]s.
-macro_rules! subtree {
-    ($column:literal) => {
-        below!(
-            $column,
-            "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
-             CAST(depth AS BIGINT) AS depth FROM tree"
-        )
-    };
-}
-
-/// The PEOs linked to a channel subtree's channels: a row per channel and PEO.
-macro_rules! linked {
-    ($column:literal) => {
-        below!(
-            $column,
-            "SELECT pc.peo_id FROM tree t LEFT JOIN peo_channels pc ON pc.channel_id = t.id"
-        )
-    };
-}
-
-/// The rows of a subtree statement (`by_id` or `by_tid`) from the channel `root`, down to
-/// `level` generations (`None`: all, within [`DEEPEST`]).
-async fn walk<R>(
-    pool: &AnyPool,
-    root: Identity<'_>,
-    level: Option<i64>,
-    by_id: &'static str,
-    by_tid: &'static str,
-) -> Result<Vec<R>, sqlx::Error>
-where
-    R: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
-{
-    root.query_as(by_id, by_tid)
-        .bind(level.unwrap_or(DEEPEST).min(DEEPEST))
-        .fetch_all(pool)
-        .await
-}
-
-/// The channel `root` and its descendants down to `level` generations (`None`: all), in one
-/// statement; none when no channel is `root`.
+/// The channel `root` and its descendants down to `level` generations (`None`: all, within
+/// [`DEEPEST`]), in one statement; none when no channel is `root`.
 pub(crate) async fn subtree(
     pool: &AnyPool,
     root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    walk(pool, root, level, subtree!("id"), subtree!("tid")).await
+    root.query_as(subtree!("id"), subtree!("tid"))
+        .bind(depth(level))
+        .fetch_all(pool)
+        .await
 }
 
 /// The channels without a parent.
@@ -296,23 +259,6 @@ pub(crate) fn retrieve(
     )
     .map(|read| read.and_then(|read| json_rows(read.channels)))
     .boxed()
-}
-
-/// A channel of a project's subtree, with a PEO linked to it.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct Linked {
-    /// The PEO (none: no PEO is linked to the channel).
-    pub(crate) peo_id: Option<i64>,
-}
-
-/// The PEOs linked to the channel `root` and its descendants down to `level` generations
-/// (`None`: all), a row per channel and PEO, in one statement; none when no channel is `root`.
-pub(crate) async fn linked_peos(
-    pool: &AnyPool,
-    root: Identity<'_>,
-    level: Option<i64>,
-) -> Result<Vec<Linked>, sqlx::Error> {
-    walk(pool, root, level, linked!("id"), linked!("tid")).await
 }
 
 /// The id of a channel type by name.

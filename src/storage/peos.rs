@@ -1,9 +1,9 @@
 //! The SQL of PEOs: their links to channels, PEOs whole or by name only in one statement, and
-//! the candidates of PEO query.
+//! PEO query in one statement.
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
 
-use super::{Backend, Database, flag::Flag, in_list, json_rows, json_text, values};
+use super::{Backend, Database, channels, flag::Flag, json_rows, json_text, values};
 
 /// Links a PEO to a channel; linking it again changes nothing.
 pub(crate) async fn link_channel(
@@ -166,8 +166,6 @@ pub(crate) struct Candidate {
     pub(crate) tid: String,
     /// Its name.
     pub(crate) name: Option<String>,
-    /// Its product.
-    pub(crate) product_id: Option<i64>,
     /// When it was last changed (UTC, as stored).
     pub(crate) modified_at: String,
     /// A role the PEO is restricted to (none: unrestricted).
@@ -176,13 +174,25 @@ pub(crate) struct Candidate {
     pub(crate) product_role: Option<String>,
 }
 
-/// The columns of [`Candidate`], from `peos e` with the roles it and its product are
-/// restricted to.
+/// A row of a PEO query statement: a candidate (`part` 'peo'), or the product the query names
+/// ('product': its id, tid and a role it is restricted to as `product_role`, a row per role),
+/// or its project ('project': the channel's id and tid), when found.
+#[derive(Debug, sqlx::FromRow)]
+struct QueryRow {
+    /// What the row is of.
+    part: String,
+    /// Its columns.
+    #[sqlx(flatten)]
+    candidate: Candidate,
+}
+
+/// The candidate rows of a statement: the columns of [`QueryRow`] from `peos e` with the roles
+/// it and its product are restricted to, where `$condition`.
 macro_rules! candidates {
     ($condition:literal) => {
         concat!(
-            "SELECT e.id, e.tid, e.name, e.product_id, e.modified_at, r.name AS role, \
-             pr.name AS product_role FROM peos e \
+            "SELECT 'peo' AS part, e.id, e.tid, e.name, e.modified_at, \
+             r.name AS role, pr.name AS product_role FROM peos e \
              LEFT JOIN access_restrictions ar ON ar.kind = 'peo' AND ar.record_id = e.id \
              LEFT JOIN roles r ON r.id = ar.role_id \
              LEFT JOIN access_restrictions ap ON ap.kind = 'product' \
@@ -193,14 +203,54 @@ macro_rules! candidates {
     };
 }
 
+/// The row of the product whose tid is `$tid`, a row per role it is restricted to.
+macro_rules! product_row {
+    ($tid:literal) => {
+        concat!(
+            "SELECT 'product' AS part, p.id, p.tid, NULL AS name, '' AS modified_at, \
+             NULL AS role, r.name AS product_role FROM products p \
+             LEFT JOIN access_restrictions ap ON ap.kind = 'product' AND ap.record_id = p.id \
+             LEFT JOIN roles r ON r.id = ap.role_id WHERE p.tid = ",
+            $tid
+        )
+    };
+}
+
+/// The row of the project at the root of `tree` ([`channel_tree!`]).
+macro_rules! project_row {
+    () => {
+        "SELECT 'project' AS part, t.id, t.tid, NULL AS name, '' AS modified_at, \
+         NULL AS role, NULL AS product_role FROM tree t WHERE t.depth = 0"
+    };
+}
+
+/// The PEOs linked to a channel of `tree` ([`channel_tree!`]), read from the tree's channels
+/// (SQLite takes `CROSS JOIN` as that order; it would rather read every link).
+macro_rules! linked {
+    () => {
+        "e.id IN (SELECT pc.peo_id FROM tree t CROSS JOIN peo_channels pc \
+         WHERE pc.channel_id = t.id)"
+    };
+}
+
+/// The project PEO query names: a channel by tid, with its subtree down to `level` generations
+/// (`None`: all, `Some(0)`: the channel alone).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Project<'a> {
+    /// The channel's tid.
+    pub(crate) tid: &'a str,
+    /// The generations below it whose links count.
+    pub(crate) level: Option<i64>,
+}
+
 /// Which PEOs PEO query reads, by the most selective criterion it has (each served by an
 /// index); the others are compared with what is read.
 #[derive(Debug)]
 pub(crate) enum Selection<'a> {
-    /// The PEOs of a product.
-    Product(i64),
-    /// The PEOs with these ids (those linked to a project).
-    Ids(&'a [i64]),
+    /// The PEOs of the product with this tid, linked to the project when one is given.
+    Product(&'a str, Option<Project<'a>>),
+    /// The PEOs linked to the project.
+    Project(Project<'a>),
     /// The PEOs with these names.
     Names(&'a [&'a str]),
     /// The PEOs changed within the bounds (UTC as stored, inclusive; open ends absent).
@@ -209,24 +259,78 @@ pub(crate) enum Selection<'a> {
     All,
 }
 
-/// The PEOs a selection reads, unordered, a row per role (`Candidate`).
-pub(crate) async fn candidates(
-    pool: &AnyPool,
+/// What PEO query read: the product and the project it names (when it names them and they are
+/// found), and the candidates, unordered, a row per role (`Candidate`).
+#[derive(Debug, Default)]
+pub(crate) struct Queried {
+    /// The roles the product is restricted to (empty: unrestricted), when it was found.
+    pub(crate) product: Option<Vec<String>>,
+    /// Whether the project was found.
+    pub(crate) project: bool,
+    /// The candidates the selection reads.
+    pub(crate) candidates: Vec<Candidate>,
+}
+
+/// The statements of PEO query by names on each backend, the list as one JSON text.
+const NAMES_SQLITE: &str =
+    sql!(sqlite: candidates!("WHERE e.name IN (SELECT value FROM json_each($1))"));
+const NAMES_POSTGRES: &str =
+    sql!(postgres: candidates!("WHERE e.name IN (SELECT json_array_elements_text($1::json))"));
+
+/// The PEOs a selection reads, with the product and project it names: one statement.
+pub(crate) async fn query(
+    database: &Database,
     selection: Selection<'_>,
-) -> Result<Vec<Candidate>, sqlx::Error> {
-    match selection {
-        Selection::Product(product) => {
-            sqlx::query_as(sql!(candidates!("WHERE e.product_id = $1")))
-                .bind(product)
-                .fetch_all(pool)
-                .await
+) -> Result<Queried, sqlx::Error> {
+    let rows: Vec<QueryRow> = match selection {
+        Selection::Product(tid, None) => {
+            sqlx::query_as(sql!(concat!(
+                product_row!("$1"),
+                " UNION ALL ",
+                candidates!("WHERE e.product_id = (SELECT id FROM products WHERE tid = $1)")
+            )))
+            .bind(tid.to_string())
+            .fetch_all(database.reads())
+            .await?
         }
-        Selection::Ids(ids) => {
-            in_list(pool, sql_in!(candidates!("WHERE e.id IN ("), ")"), ids).await
+        Selection::Product(tid, Some(project)) => {
+            sqlx::query_as(sql!(concat!(
+                channel_tree!("tid", "$1", "$2"),
+                project_row!(),
+                " UNION ALL ",
+                product_row!("$3"),
+                " UNION ALL ",
+                candidates!("WHERE e.product_id = (SELECT id FROM products WHERE tid = $3) AND "),
+                linked!()
+            )))
+            .bind(project.tid.to_string())
+            .bind(channels::depth(project.level))
+            .bind(tid.to_string())
+            .fetch_all(database.reads())
+            .await?
+        }
+        Selection::Project(project) => {
+            sqlx::query_as(sql!(concat!(
+                channel_tree!("tid", "$1", "$2"),
+                project_row!(),
+                " UNION ALL ",
+                candidates!("WHERE "),
+                linked!()
+            )))
+            .bind(project.tid.to_string())
+            .bind(channels::depth(project.level))
+            .fetch_all(database.reads())
+            .await?
         }
         Selection::Names(names) => {
-            let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
-            in_list(pool, sql_in!(candidates!("WHERE e.name IN ("), ")"), &names).await
+            let statement = match database.backend() {
+                Backend::Sqlite => NAMES_SQLITE,
+                Backend::Postgres => NAMES_POSTGRES,
+            };
+            sqlx::query_as(statement)
+                .bind(json_text(names)?)
+                .fetch_all(database.reads())
+                .await?
         }
         Selection::Modified(from, until) => {
             // Timestamps are ISO 8601 text of one width, so open ends are the empty text and
@@ -236,13 +340,36 @@ pub(crate) async fn candidates(
             )))
             .bind(from.unwrap_or("").to_string())
             .bind(until.unwrap_or("9999-12-31T23:59:59.999Z").to_string())
-            .fetch_all(pool)
-            .await
+            .fetch_all(database.reads())
+            .await?
         }
         Selection::All => {
             sqlx::query_as(sql!(candidates!("ORDER BY e.tid")))
-                .fetch_all(pool)
-                .await
+                .fetch_all(database.reads())
+                .await?
+        }
+    };
+    queried(rows)
+}
+
+/// The rows of a PEO query statement, sorted by what they are of.
+fn queried(rows: Vec<QueryRow>) -> Result<Queried, sqlx::Error> {
+    let mut queried = Queried::default();
+    for row in rows {
+        let candidate = row.candidate;
+        match row.part.as_str() {
+            "peo" => queried.candidates.push(candidate),
+            "project" => queried.project = true,
+            "product" => {
+                let roles = queried.product.get_or_insert_with(Vec::new);
+                roles.extend(candidate.product_role);
+            }
+            other => {
+                return Err(sqlx::Error::Decode(
+                    format!("a PEO query row of an unknown part '{other}'").into(),
+                ));
+            }
         }
     }
+    Ok(queried)
 }

@@ -55,6 +55,26 @@ macro_rules! sql_in {
     }};
 }
 
+/// The subtree `tree (id, tid, parent_id, order_sequence, depth)` of the channel whose
+/// `$column` is `$root`, down to `$level` generations (through the parent index): the head of a
+/// statement that reads it. Channel query and PEO query by project read it.
+macro_rules! channel_tree {
+    ($column:literal, $root:literal, $level:literal) => {
+        concat!(
+            "WITH RECURSIVE tree (id, tid, parent_id, order_sequence, depth) AS ( \
+               SELECT id, tid, parent_id, order_sequence, 0 FROM channels WHERE ",
+            $column,
+            " = ",
+            $root,
+            " UNION ALL \
+               SELECT c.id, c.tid, c.parent_id, c.order_sequence, t.depth + 1 \
+               FROM channels c JOIN tree t ON c.parent_id = t.id WHERE t.depth < ",
+            $level,
+            " ) "
+        )
+    };
+}
+
 /// The stored sort key's segment of a keyword (migration 0013): its order number `$order` (its
 /// count of digits as one character from '1', then the digits), its name `$name`, then U+0001.
 macro_rules! segment {

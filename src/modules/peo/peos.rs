@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet, hash_map::Entry};
 use core_api::messages;
 use core_api::types::{Meta, Peo, PeoNodes, PeoQuery, PeoQueryResponse, PeoRequest, Vals};
 use core_api_support::fill;
-use sqlx::AnyPool;
 
 use crate::{
     auth::Caller,
@@ -16,9 +15,8 @@ use crate::{
     local_time::TimeZone,
     modules::{itm, vals},
     storage::{
-        Database, channels,
-        peos::{self, Candidate, Named, Selection},
-        records::{self, Identity, PRODUCTS},
+        Database,
+        peos::{self, Candidate, Named, Project, Selection},
     },
 };
 
@@ -137,40 +135,6 @@ pub(crate) fn shown(row: peos::Peo, nodes: Vec<String>, vals: Vals, with_metadat
     }
 }
 
-/// The id of a product the caller may see, by tid (404 otherwise).
-async fn visible_product(pool: &AnyPool, caller: &Caller, tid: &str) -> Result<i64, ApiError> {
-    let mut connection = pool.acquire().await?;
-    let found = records::find_restricted(&mut connection, &PRODUCTS, Identity::Key(tid))
-        .await?
-        .filter(|(_, roles)| caller.sees(roles));
-    match found {
-        Some((id, _)) => Ok(id),
-        None => Err(ApiError::NotFound(fill(
-            messages::PRODUCT_TID_NOT_FOUND,
-            &[&tid],
-        ))),
-    }
-}
-
-/// The ids of the PEOs linked to a channel (by tid; 404 when unknown), or to it and its
-/// descendants.
-async fn of_project(
-    pool: &AnyPool,
-    tid: &str,
-    with_children: bool,
-) -> Result<HashSet<i64>, ApiError> {
-    // Without its children, the project alone: its subtree down to level 0.
-    let level = (!with_children).then_some(0);
-    let linked = channels::linked_peos(pool, Identity::Key(tid), level).await?;
-    if linked.is_empty() {
-        return Err(ApiError::NotFound(fill(
-            messages::PROJECT_TID_NOT_FOUND,
-            &[&tid],
-        )));
-    }
-    Ok(linked.into_iter().filter_map(|row| row.peo_id).collect())
-}
-
 /// PEO query: the tids of the PEOs matching every criterion given that the caller may see,
 /// sorted.
 pub(crate) async fn query(
@@ -179,7 +143,6 @@ pub(crate) async fn query(
     time_zone: TimeZone,
     request: &PeoQuery,
 ) -> Result<PeoQueryResponse, ApiError> {
-    let pool = database.reads();
     let utc = |field: &str, local: Option<&str>| -> Result<Option<String>, ApiError> {
         local
             .map(|local| {
@@ -197,31 +160,40 @@ pub(crate) async fn query(
         "modifiedUntil",
         request.modified_until.as_deref().map(String::as_str),
     )?;
-    let product = match &request.tid_product {
-        Some(tid) => Some(visible_product(pool, caller, tid).await?),
-        None => None,
-    };
-    let of_project = match &request.tid_project {
-        Some(tid) => Some(of_project(pool, tid, request.with_children).await?),
-        None => None,
-    };
     let names: HashSet<&str> = request.names.iter().map(String::as_str).collect();
     let listed: Vec<&str> = names.iter().copied().collect();
-    let linked: Vec<i64> = of_project.iter().flatten().copied().collect();
-    // Read by the most selective criterion, compared with all of them.
-    let selection = match (product, &of_project) {
-        (Some(product), _) => Selection::Product(product),
-        (None, Some(_)) => Selection::Ids(&linked),
+    let project = request.tid_project.as_deref().map(|tid| Project {
+        tid,
+        // Without its children, the project alone: its subtree down to level 0.
+        level: (!request.with_children).then_some(0),
+    });
+    // The product and the project are the statement's conditions; it reads by the most
+    // selective of the others, and every one is compared with what it reads.
+    let selection = match (request.tid_product.as_deref(), project) {
+        (Some(product), project) => Selection::Product(product, project),
+        (None, Some(project)) => Selection::Project(project),
         (None, None) if !listed.is_empty() => Selection::Names(&listed),
         (None, None) if from.is_some() || until.is_some() => {
             Selection::Modified(from.as_deref(), until.as_deref())
         }
         (None, None) => Selection::All,
     };
-    let mut tids: Vec<String> = visible(caller, peos::candidates(pool, selection).await?)
+    let read = peos::query(database, selection).await?;
+    let product_seen = read.product.is_some_and(|roles| caller.sees(&roles));
+    if let (Some(tid), false) = (&request.tid_product, product_seen) {
+        return Err(ApiError::NotFound(fill(
+            messages::PRODUCT_TID_NOT_FOUND,
+            &[&tid],
+        )));
+    }
+    if let (Some(tid), false) = (&request.tid_project, read.project) {
+        return Err(ApiError::NotFound(fill(
+            messages::PROJECT_TID_NOT_FOUND,
+            &[&tid],
+        )));
+    }
+    let mut tids: Vec<String> = visible(caller, read.candidates)
         .into_iter()
-        .filter(|peo| product.is_none_or(|product| peo.product_id == Some(product)))
-        .filter(|peo| of_project.as_ref().is_none_or(|ids| ids.contains(&peo.id)))
         .filter(|peo| {
             names.is_empty() || peo.name.as_deref().is_some_and(|name| names.contains(name))
         })

@@ -248,9 +248,69 @@ async fn peo_query_combines_its_criteria() {
             ["PEO-CHILD"],
             "bounds are inclusive"
         );
+        // Product and project together: the product's PEOs linked to the subtree.
+        assert_eq!(
+            query(
+                &server,
+                &token,
+                json!({"tidProduct": "P-1", "tidProject": "ROOT"})
+            )
+            .await,
+            ["PEO-CHILD", "PEO-ROOT", "PEO-SECRET"]
+        );
+        assert_eq!(
+            query(
+                &server,
+                &token,
+                json!({"tidProduct": "P-1", "tidProject": "CHILD", "withChildren": false})
+            )
+            .await,
+            ["PEO-CHILD", "PEO-SECRET"]
+        );
+        assert_eq!(
+            query(
+                &server,
+                READER,
+                json!({"tidProduct": "P-1", "tidProject": "ROOT"})
+            )
+            .await,
+            ["PEO-CHILD", "PEO-ROOT"]
+        );
+        let empty: [&str; 0] = [];
+        assert_eq!(
+            query(
+                &server,
+                &token,
+                json!({"tidProduct": "P-R", "tidProject": "ROOT"})
+            )
+            .await,
+            empty,
+            "a product none of whose PEOs is linked to the project"
+        );
+        assert_eq!(
+            query(
+                &server,
+                &token,
+                json!({"tidProject": "ROOT", "names": ["Root prices"]})
+            )
+            .await,
+            ["PEO-ROOT"]
+        );
         for (body, message) in [
             (json!({"tidProject": "NOPE"}), "Project 'NOPE' not found"),
             (json!({"tidProduct": "NOPE"}), "Product 'NOPE' not found"),
+            (
+                json!({"tidProduct": "NOPE", "tidProject": "NOPE"}),
+                "Product 'NOPE' not found",
+            ),
+            (
+                json!({"tidProduct": "P-1", "tidProject": "NOPE"}),
+                "Project 'NOPE' not found",
+            ),
+            (
+                json!({"tidProduct": "NOPE", "tidProject": "ROOT"}),
+                "Product 'NOPE' not found",
+            ),
         ] {
             let (status, answer) = post_json(&server, &token, &PEOS_QUERY, &body).await;
             assert_eq!(status, 404, "{body}");
@@ -260,9 +320,13 @@ async fn peo_query_combines_its_criteria() {
                 message
             ));
         }
-        let (status, _) =
-            post_json(&server, READER, &PEOS_QUERY, &json!({"tidProduct": "P-R"})).await;
-        assert_eq!(status, 404, "a product the caller may not see");
+        for body in [
+            json!({"tidProduct": "P-R"}),
+            json!({"tidProduct": "P-R", "tidProject": "ROOT"}),
+        ] {
+            let (status, _) = post_json(&server, READER, &PEOS_QUERY, &body).await;
+            assert_eq!(status, 404, "a product the caller may not see: {body}");
+        }
         for body in [
             json!({"modifiedFrom": "2024-01-01T00:00:00.000Z"}),
             json!({"modifiedFrom": "2024-01-01"}),
