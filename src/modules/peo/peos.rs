@@ -167,8 +167,8 @@ pub(crate) async fn query(
         // Without its children, the project alone: its subtree down to level 0.
         level: (!request.with_children).then_some(0),
     });
-    // The product and the project are the statement's conditions; it reads by the most
-    // selective of the others, and every one is compared with what it reads.
+    // The product and the project are conditions of the statement itself; without them it
+    // reads by the most selective of the names and the bounds, and both are compared here.
     let selection = match (request.tid_product.as_deref(), project) {
         (Some(product), project) => Selection::Product(product, project),
         (None, Some(project)) => Selection::Project(project),
