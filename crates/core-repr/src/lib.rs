@@ -78,9 +78,9 @@ impl Codec {
         Ok(value)
     }
 
-    /// Decodes a body straight into the typed value of `schema`. XML and JSON go from their
-    /// text to the type without building the tree when the message is regular (`xml::stream`,
-    /// `json::stream`); anything else, compact JSON and every error go through
+    /// Decodes a body straight into the typed value of `schema`. XML, JSON and compact JSON go
+    /// from their text to the type without building the tree when the message is regular
+    /// (`xml::stream`, `json::stream`); anything else and every error go through
     /// [`Codec::decode_reference`].
     pub fn decode_typed<T: DeserializeOwned>(
         &self,
@@ -94,7 +94,13 @@ impl Codec {
                 Some(value) => Ok(value),
                 None => self.decode_reference(representation, bytes, schema),
             },
-            _ => self.decode_reference(representation, bytes, schema),
+            Representation::Compact => {
+                match json::stream::read_compact(bytes, schema, &self.limits) {
+                    Some(value) => Ok(value),
+                    None => self.decode_reference(representation, bytes, schema),
+                }
+            }
+            Representation::Binary => self.decode_reference(representation, bytes, schema),
         }
     }
 

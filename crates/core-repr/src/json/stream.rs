@@ -2,12 +2,17 @@
 //! value, held to the tables as it goes (unknown, repeated and missing properties, scalar types,
 //! the characters of strings, every constraint), with no tree in between.
 //!
-//! It takes the regular message only. Anything it is not sure of (an object with rules, a
-//! map-form schema, `meta` keys not grouped, a value past the depth limit) and every error make it
-//! decline, and the reference reader (`json::parse`, `tree::check`, the typed conversion) reads
-//! the message instead and words the error. So it never has to be right about an error, only
-//! about a success: the property test and the fuzz target `decode_json` check that a message it
-//! accepts reads to the same value through the reference reader.
+//! It reads compact JSON the same way, taking each schema's `x-compact` form as it comes
+//! (`compact`): `entries` for the items, a map-form collection's keys, a `value` holding the
+//! items; there is no default-JSON tree in between either.
+//!
+//! It takes the regular message only. Anything it is not sure of (an object with rules, `meta`
+//! keys not grouped, a compact `meta` key given several values, a value past the depth limit) and
+//! every error make it decline, and the reference reader (`json::parse`, `compact::from_compact`,
+//! `tree::check`, the typed conversion) reads the message instead and words the error. So it
+//! never has to be right about an error, only about a success: the property test and the fuzz
+//! targets `decode_json` and `decode_compact` check that a message it accepts reads to the same
+//! value through the reference reader.
 
 use std::{cell::RefCell, fmt};
 
@@ -17,13 +22,14 @@ use serde::de::{
     MapAccess, Visitor,
 };
 
-use self::list::ListSeed;
+use self::{compact::Alias, list::ListSeed};
 use super::XMLNS;
 use crate::{
     Limits, constraints,
     text::{find_forbidden, same},
 };
 
+mod compact;
 mod list;
 
 /// The most keys of one map-form collection (`meta`) the fast path tracks; a longer one goes to
@@ -40,6 +46,24 @@ pub fn read<T: DeserializeOwned>(
     schema: &'static Schema,
     limits: &Limits,
 ) -> Option<T> {
+    read_as(bytes, schema, limits, false)
+}
+
+/// Reads a compact-JSON message if it is regular; `None` hands it to the reference reader.
+pub fn read_compact<T: DeserializeOwned>(
+    bytes: &[u8],
+    schema: &'static Schema,
+    limits: &Limits,
+) -> Option<T> {
+    read_as(bytes, schema, limits, true)
+}
+
+fn read_as<T: DeserializeOwned>(
+    bytes: &[u8],
+    schema: &'static Schema,
+    limits: &Limits,
+    compact: bool,
+) -> Option<T> {
     // The whole body is UTF-8, as the reference reader requires first: serde_json checks the
     // strings it reads, but not those it skips (the root's `xmlns`). Checked once here, the
     // text is then parsed without checking its strings again.
@@ -53,6 +77,7 @@ pub fn read<T: DeserializeOwned>(
             depth: 0,
             max_depth: limits.max_depth,
             root: true,
+            compact,
             key: None,
             keyed: None,
         },
@@ -67,12 +92,14 @@ pub fn read<T: DeserializeOwned>(
 type KeyOf<'k> = (&'static str, &'k RefCell<Option<String>>);
 
 /// Where a value stands: its depth (the root's being 0, as `tree::check` counts), whether it is
-/// the root, and what of it is noted for the grouping of map-form items.
+/// the root, whether the message is compact JSON, and what of it is noted for the grouping of
+/// map-form items.
 #[derive(Clone, Copy)]
 struct At<'k> {
     depth: usize,
     max_depth: usize,
     root: bool,
+    compact: bool,
     /// For a scalar holding a map-form item's key, where its text goes.
     key: Option<&'k RefCell<Option<String>>>,
     /// For a map-form item, which of its properties is the key and where it goes.
@@ -136,6 +163,10 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
         };
         if self.at.depth > self.at.max_depth {
             return Err(decline());
+        }
+        if let (true, Compact::Map { items, key, value }) = (self.at.compact, &schema.compact) {
+            let names = compact::MapNames { items, key, value };
+            return compact::map_form(self.inner, visitor, schema, names, self.at);
         }
         match schema.kind {
             Kind::Object(fields) if fields.len() <= MAX_FIELDS && schema.rules.is_empty() => {
@@ -342,6 +373,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
             met: 0,
             xmlns: false,
             pending: None,
+            val: false,
         };
         self.visitor.visit_map(&mut properties)
     }
@@ -358,11 +390,15 @@ struct Properties<'k, A> {
     /// Whether the root's `xmlns` was met (it is skipped, D-07; twice is a repeated key).
     xmlns: bool,
     pending: Option<&'static Field>,
+    /// The pending property is a compact `value` holding the items.
+    val: bool,
 }
 
 /// What a key of an object names.
 enum Key {
     Field(usize),
+    /// The compact `value` of a value-form schema: its items, as one text or a list.
+    Val(usize),
     Xmlns,
 }
 
@@ -371,6 +407,8 @@ enum Key {
 struct KeySeed {
     fields: &'static [Field],
     root: bool,
+    /// In compact JSON, the name the items go by.
+    alias: Option<Alias>,
 }
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
@@ -392,11 +430,35 @@ impl Visitor<'_> for KeySeed {
         if self.root && key == XMLNS {
             return Ok(Key::Xmlns);
         }
+        if let Some(alias) = self.alias {
+            return alias.key(self.fields, key).ok_or_else(decline);
+        }
         self.fields
             .iter()
             .position(|field| same(field.name, key))
             .map(Key::Field)
             .ok_or_else(decline)
+    }
+}
+
+impl<'de, A: MapAccess<'de>> Properties<'_, A> {
+    /// Notes the property of field `index` as met (a second time declines) and names it;
+    /// `val` says it is a compact `value` holding the items.
+    fn meet<K: DeserializeSeed<'de>>(
+        &mut self,
+        index: usize,
+        val: bool,
+        seed: K,
+    ) -> Result<K::Value, A::Error> {
+        let bit = 1u64 << index;
+        if self.met & bit != 0 {
+            return Err(decline());
+        }
+        self.met |= bit;
+        let field = &self.fields[index];
+        self.pending = Some(field);
+        self.val = val;
+        seed.deserialize(field.name.into_deserializer())
     }
 }
 
@@ -410,6 +472,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
         let seek = KeySeed {
             fields: self.fields,
             root: self.at.root,
+            alias: Alias::of(self.schema, self.at.compact),
         };
         loop {
             match self.inner.next_key_seed(seek)? {
@@ -428,16 +491,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                     // is the reference reader's to judge.
                     self.inner.next_value::<XmlnsText>()?;
                 }
-                Some(Key::Field(index)) => {
-                    let bit = 1u64 << index;
-                    if self.met & bit != 0 {
-                        return Err(decline());
-                    }
-                    self.met |= bit;
-                    let field = &self.fields[index];
-                    self.pending = Some(field);
-                    return seed.deserialize(field.name.into_deserializer()).map(Some);
-                }
+                Some(Key::Field(index)) => return self.meet(index, false, seed).map(Some),
+                Some(Key::Val(index)) => return self.meet(index, true, seed).map(Some),
             }
         }
     }
@@ -455,6 +510,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
             keyed: None,
             ..self.at
         };
+        if std::mem::take(&mut self.val) {
+            let value = compact::value_name(self.schema).ok_or_else(decline)?;
+            return self.inner.next_value_seed(compact::ValSeed {
+                seed,
+                field,
+                at,
+                value,
+            });
+        }
         if field.repeated {
             let map_key = match self.schema.compact {
                 Compact::Map { items, key, .. } if field.name == items => Some(key),

@@ -5,10 +5,13 @@ use core_api::{
     tables,
     types::{KeywordRequest, LocaleRequest, PimType},
 };
-use core_api_support::{Representation::Json, Schema};
+use core_api_support::{
+    Representation::{self, Compact, Json},
+    Schema,
+};
 use serde::de::DeserializeOwned;
 
-use super::read;
+use super::{read, read_compact};
 use crate::{Codec, Limits};
 
 fn codec() -> Codec {
@@ -21,13 +24,25 @@ fn taken<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
     text: &str,
     schema: &'static Schema,
 ) -> bool {
-    let fast = read::<T>(text.as_bytes(), schema, &Limits::default());
-    let reference = codec().decode_reference::<T>(Json, text.as_bytes(), schema);
+    taken_as::<T>(Json, text, schema)
+}
+
+/// As [`taken`], in `representation` (JSON or compact JSON).
+fn taken_as<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    representation: Representation,
+    text: &str,
+    schema: &'static Schema,
+) -> bool {
+    let fast = match representation {
+        Compact => read_compact::<T>(text.as_bytes(), schema, &Limits::default()),
+        _ => read::<T>(text.as_bytes(), schema, &Limits::default()),
+    };
+    let reference = codec().decode_reference::<T>(representation, text.as_bytes(), schema);
     if let Some(fast) = &fast {
         assert_eq!(Some(fast), reference.as_ref().ok(), "taken: {text}");
     }
     // Whatever path it takes, the engine answers as the reference reader does.
-    let engine = codec().decode_typed::<T>(Json, text.as_bytes(), schema);
+    let engine = codec().decode_typed::<T>(representation, text.as_bytes(), schema);
     assert_eq!(
         engine.map_err(|error| error.to_string()),
         reference.map_err(|error| error.to_string()),
@@ -133,4 +148,85 @@ fn depth_and_counts_are_held_as_the_reference_reader_holds_them() {
         vec![r#"{"id":1}"#; 10_001].join(",")
     );
     pim(&many);
+}
+
+fn compact(text: &str) -> bool {
+    taken_as::<PimType>(Compact, text, &tables::PIM_TYPE)
+}
+
+#[test]
+fn the_regular_compact_message_takes_the_fast_path() {
+    for text in [
+        r#"{}"#,
+        r#"{"xmlns":"urn:x","schemaVersion":"5.6.0","meta":{}}"#,
+        r#"{"meta":{"messageType":"request","b":{"value":"y","loc":"de_DE","pos":1},"c":"\u00e9\n"}}"#,
+        r#"{"kwds":{"entries":[{"id":1,"path":"/a","name":{"itm":[{"value":"A"},{"value":"Ä","loc":"de_DE"}]}},{"id":2,"parentId":1,"meta":{"a":"b"}}]}}"#,
+        r#"{"locales":{"entries":[]},"kwds":{"entries":[]}}"#,
+        r#"{"peos":{"entries":[{"tid":"P","nodes":{"entries":["N1","N2"]},"vals":{"entries":[{"attr":"Price","value":"19.99"},{"attr":"Sizes","type":"multiple","value":[{"value":"S"},{"value":"M","loc":"de_DE"}]},{"attr":"None","value":[]},{"attr":"Bare"}]}}]}}"#,
+    ] {
+        assert!(compact(text), "not taken: {text}");
+    }
+    assert!(taken_as::<KeywordRequest>(
+        Compact,
+        r#"{"path":"/","level":-1,"retrieveLinks":true}"#,
+        &tables::KEYWORD_REQUEST
+    ));
+}
+
+#[test]
+fn anything_irregular_in_compact_goes_to_the_reference_reader() {
+    for text in [
+        "",
+        "[]",
+        r#"{"kwds":{"kwd":[{"id":1}]}}"#,
+        r#"{"kwds":{"entries":[],"kwd":[]}}"#,
+        r#"{"kwds":{"entries":[],"entries":[]}}"#,
+        r#"{"kwds":{"entries":{"id":1}}}"#,
+        r#"{"meta":{"a":"x","a":"y"}}"#,
+        r#"{"meta":{"a":["x","y"]}}"#,
+        r#"{"meta":{"a":{"key":"b","value":"x"}}}"#,
+        r#"{"meta":{"a":{"loc":"de_DE"}}}"#,
+        r#"{"meta":{"a":1}}"#,
+        r#"{"meta":{"a":null}}"#,
+        r#"{"meta":{"a\u0001":"x"}}"#,
+        r#"{"meta":{"a":"x\u0001"}}"#,
+        r#"{"meta":[]}"#,
+        r#"{"peos":{"entries":[{"tid":"P","vals":{"entries":[{"attr":"A","itm":[{"value":"x"}]}]}}]}}"#,
+        r#"{"peos":{"entries":[{"tid":"P","vals":{"entries":[{"attr":"A","value":1}]}}]}}"#,
+        r#"{"peos":{"entries":[{"tid":"P","vals":{"entries":[{"attr":"A","value":["x"]}]}}]}}"#,
+        r#"{"peos":{"entries":[{"tid":"P","vals":{"entries":[{"attr":"A","value":"x","value":"y"}]}}]}}"#,
+    ] {
+        assert!(!compact(text), "taken: {text:?}");
+    }
+    // Past `maxItems` (1000) in a map form.
+    let many = (0..1001)
+        .map(|index| format!(r#""k{index}":"v""#))
+        .collect::<Vec<_>>()
+        .join(",");
+    assert!(!compact(&format!(r#"{{"meta":{{{many}}}}}"#)));
+    let enough = (0..1000)
+        .map(|index| format!(r#""k{index}":"v""#))
+        .collect::<Vec<_>>()
+        .join(",");
+    assert!(compact(&format!(r#"{{"meta":{{{enough}}}}}"#)));
+}
+
+#[test]
+fn compact_depth_is_held_as_the_reference_reader_holds_it() {
+    for text in [
+        &br#"{"kwds":{"entries":[{"id":1,"meta":{"a":{"value":"x"}}}]}}"#[..],
+        br#"{"peos":{"entries":[{"tid":"P","vals":{"entries":[{"attr":"A","value":"x"}]}}]}}"#,
+    ] {
+        let mut answers = Vec::new();
+        for max_depth in 0..8 {
+            let limits = Limits { max_depth };
+            let fast = read_compact::<PimType>(text, &tables::PIM_TYPE, &limits).is_some();
+            let reference = Codec::new("urn:core-interface:v1", limits)
+                .decode_reference::<PimType>(Compact, text, &tables::PIM_TYPE)
+                .is_ok();
+            assert_eq!(fast, reference, "at most {max_depth} levels");
+            answers.push(fast);
+        }
+        assert!(answers.contains(&false) && answers.contains(&true));
+    }
 }
