@@ -88,19 +88,17 @@ impl Codec {
         bytes: &[u8],
         schema: &'static Schema,
     ) -> Result<T, DecodeError> {
-        match representation {
-            Representation::Xml => xml::read::<T>(bytes, schema, &self.namespace, &self.limits),
-            Representation::Json => match json::stream::read(bytes, schema, &self.limits) {
-                Some(value) => Ok(value),
-                None => self.decode_reference(representation, bytes, schema),
-            },
-            Representation::Compact => {
-                match json::stream::read_compact(bytes, schema, &self.limits) {
-                    Some(value) => Ok(value),
-                    None => self.decode_reference(representation, bytes, schema),
-                }
+        let fast = match representation {
+            Representation::Xml => {
+                return xml::read::<T>(bytes, schema, &self.namespace, &self.limits);
             }
-            Representation::Binary => self.decode_reference(representation, bytes, schema),
+            Representation::Json => json::stream::read(bytes, schema, &self.limits),
+            Representation::Compact => json::stream::read_compact(bytes, schema, &self.limits),
+            Representation::Binary => None,
+        };
+        match fast {
+            Some(value) => Ok(value),
+            None => self.decode_reference(representation, bytes, schema),
         }
     }
 

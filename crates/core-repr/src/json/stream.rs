@@ -164,9 +164,8 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
         if self.at.depth > self.at.max_depth {
             return Err(decline());
         }
-        if let (true, Compact::Map { items, key, value }) = (self.at.compact, &schema.compact) {
-            let names = compact::MapNames { items, key, value };
-            return compact::map_form(self.inner, visitor, schema, names, self.at);
+        if self.at.compact && matches!(schema.compact, Compact::Map { .. }) {
+            return compact::map_form(self.inner, visitor, schema, self.at);
         }
         match schema.kind {
             Kind::Object(fields) if fields.len() <= MAX_FIELDS && schema.rules.is_empty() => {
@@ -373,7 +372,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
             met: 0,
             xmlns: false,
             pending: None,
-            val: false,
+            val: None,
         };
         self.visitor.visit_map(&mut properties)
     }
@@ -390,15 +389,17 @@ struct Properties<'k, A> {
     /// Whether the root's `xmlns` was met (it is skipped, D-07; twice is a repeated key).
     xmlns: bool,
     pending: Option<&'static Field>,
-    /// The pending property is a compact `value` holding the items.
-    val: bool,
+    /// When the pending property is a compact `value` holding the items, the item property
+    /// an only item's text fills.
+    val: Option<&'static str>,
 }
 
 /// What a key of an object names.
 enum Key {
     Field(usize),
-    /// The compact `value` of a value-form schema: its items, as one text or a list.
-    Val(usize),
+    /// The compact `value` of a value-form schema: its items (field index), as one text that
+    /// fills the only item's property of that name, or a list.
+    Val(usize, &'static str),
     Xmlns,
 }
 
@@ -443,11 +444,11 @@ impl Visitor<'_> for KeySeed {
 
 impl<'de, A: MapAccess<'de>> Properties<'_, A> {
     /// Notes the property of field `index` as met (a second time declines) and names it;
-    /// `val` says it is a compact `value` holding the items.
+    /// `val` is set when it is a compact `value` holding the items.
     fn meet<K: DeserializeSeed<'de>>(
         &mut self,
         index: usize,
-        val: bool,
+        val: Option<&'static str>,
         seed: K,
     ) -> Result<K::Value, A::Error> {
         let bit = 1u64 << index;
@@ -491,8 +492,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                     // is the reference reader's to judge.
                     self.inner.next_value::<XmlnsText>()?;
                 }
-                Some(Key::Field(index)) => return self.meet(index, false, seed).map(Some),
-                Some(Key::Val(index)) => return self.meet(index, true, seed).map(Some),
+                Some(Key::Field(index)) => return self.meet(index, None, seed).map(Some),
+                Some(Key::Val(index, value)) => {
+                    return self.meet(index, Some(value), seed).map(Some);
+                }
             }
         }
     }
@@ -510,8 +513,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
             keyed: None,
             ..self.at
         };
-        if std::mem::take(&mut self.val) {
-            let value = compact::value_name(self.schema).ok_or_else(decline)?;
+        if let Some(value) = self.val.take() {
             return self.inner.next_value_seed(compact::ValSeed {
                 seed,
                 field,

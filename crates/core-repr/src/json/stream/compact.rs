@@ -63,16 +63,8 @@ impl Alias {
         match self.val {
             false => Some(Key::Field(index)),
             true if fields[index].required => None,
-            true => Some(Key::Val(index)),
+            true => Some(Key::Val(index, self.name)),
         }
-    }
-}
-
-/// The property of a value form's items that an only item's text fills.
-pub(super) fn value_name(schema: &Schema) -> Option<&'static str> {
-    match schema.compact {
-        Compact::Val { value, .. } => Some(value),
-        _ => None,
     }
 }
 
@@ -129,27 +121,20 @@ impl<'k, S> ValSeed<'k, S> {
     }
 }
 
-/// The names of a map form: its items property, and the item properties its keys and texts fill.
-#[derive(Clone, Copy)]
-pub(super) struct MapNames {
-    pub(super) items: &'static str,
-    pub(super) key: &'static str,
-    pub(super) value: &'static str,
-}
-
 /// Reads a map-form object (`meta`) of compact JSON as its default-JSON object: one property,
 /// the items, one per key.
 pub(super) fn map_form<'de, D: Deserializer<'de>, V: Visitor<'de>>(
     inner: D,
     visitor: V,
     schema: &'static Schema,
-    names: MapNames,
     at: At<'_>,
 ) -> Result<V::Value, D::Error> {
-    let Kind::Object([field]) = schema.kind else {
+    let (Kind::Object([field]), Compact::Map { items, key, value }) =
+        (&schema.kind, &schema.compact)
+    else {
         return Err(decline());
     };
-    if at.root || !schema.rules.is_empty() || field.name != names.items || !field.repeated {
+    if at.root || !schema.rules.is_empty() || field.name != *items || !field.repeated {
         return Err(decline());
     }
     let at = At {
@@ -158,7 +143,12 @@ pub(super) fn map_form<'de, D: Deserializer<'de>, V: Visitor<'de>>(
         keyed: None,
         ..at
     };
-    let items = MapItems { field, names, at };
+    let items = MapItems {
+        field,
+        key,
+        value,
+        at,
+    };
     inner.deserialize_map(MapForm { visitor, items })
 }
 
@@ -167,7 +157,10 @@ pub(super) fn map_form<'de, D: Deserializer<'de>, V: Visitor<'de>>(
 struct MapItems<'k> {
     /// The items property.
     field: &'static Field,
-    names: MapNames,
+    /// The item property each key fills.
+    key: &'static str,
+    /// The item property each text fills.
+    value: &'static str,
     /// Where the items stand.
     at: At<'k>,
 }
@@ -325,14 +318,14 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for Entry<'_, S> {
 
     fn visit_string<E: de::Error>(mut self, text: String) -> Result<S::Value, E> {
         let properties = [
-            (self.items.names.key, std::mem::take(&mut self.key)),
-            (self.items.names.value, text),
+            (self.items.key, std::mem::take(&mut self.key)),
+            (self.items.value, text),
         ];
         self.item(MapDeserializer::new(properties.into_iter()))
     }
 
     fn visit_map<M: MapAccess<'de>>(mut self, rest: M) -> Result<S::Value, M::Error> {
-        let key = Some((self.items.names.key, std::mem::take(&mut self.key)));
+        let key = Some((self.items.key, std::mem::take(&mut self.key)));
         self.item(Keyed {
             key,
             text: None,
