@@ -1,6 +1,8 @@
 //! Throughput of the representation engine on generated 1 MB and 10 MB PimType messages, with the
 //! floors it is measured against: quick-xml's raw event scan of the same XML and serde_json's
-//! parse of the same JSON into a `Value`. Also the peak heap of one 10 MB XML → compact transform.
+//! parse of the same JSON into a `Value`. Also the peak heap of one 10 MB XML → compact transform,
+//! and the time of one request's codec work in `cargo xtask bench-http`'s transform scenario (its
+//! 2 KB JSON body decoded, answered in XML), which that scenario's floor holds to a budget.
 //!
 //! `cargo bench --bench codecs`; each group prints MB/s (criterion's throughput).
 
@@ -218,7 +220,50 @@ fn benches(c: &mut Criterion) {
         });
         group.finish();
     }
+    request_sized(c, &codec);
     peak_memory(&codec);
+}
+
+/// The body of `cargo xtask bench-http`'s transform scenario, built as
+/// `xtask/src/bench_http/scenarios.rs` builds it: 24 keywords with two names each, one meta item.
+fn transform_scenario_body() -> Vec<u8> {
+    let kwd: Vec<Value> = (0..24)
+        .map(|at| json!({"id": at, "path": format!("/Season/Keyword{at:02}"), "name": {"itm": [{"value": format!("Keyword {at:02}")}, {"value": format!("Schlagwort {at:02}"), "loc": "de_DE"}]}}))
+        .collect();
+    json!({"meta": {"itm": [{"key": "sourceEnv", "value": "bench"}]}, "kwds": {"kwd": kwd}})
+        .to_string()
+        .into_bytes()
+}
+
+/// One transform request's codec work, per request rather than per megabyte: the scenario's floor
+/// answers in a few microseconds, so this says how much of the ratio's budget the codecs take.
+fn request_sized(c: &mut Criterion, codec: &Codec) {
+    let body = transform_scenario_body();
+    let mut group = c.benchmark_group(format!("request {} B", body.len()));
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(4));
+    group.bench_function("transform json to xml", |b| {
+        b.iter(|| {
+            let typed = codec
+                .decode_typed::<types::ServiceType>(Json, black_box(&body), &tables::SERVICE_TYPE)
+                .expect("decodes");
+            codec
+                .encode_typed(Xml, typed, &tables::SERVICE_TYPE)
+                .expect("encodes")
+        })
+    });
+    group.bench_function("decode json", |b| {
+        b.iter(|| {
+            codec
+                .decode_typed::<types::ServiceType>(Json, black_box(&body), &tables::SERVICE_TYPE)
+                .expect("decodes")
+        })
+    });
+    group.bench_function("floor: serde_json into Value", |b| {
+        b.iter(|| serde_json::from_slice::<Value>(black_box(&body)).expect("parses"))
+    });
+    group.finish();
 }
 
 /// Prints the peak heap of one 10 MB XML → compact transform as the server runs it: the body is
