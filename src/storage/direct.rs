@@ -6,6 +6,10 @@
 //! sqlx's [`AnyArguments`] and its rows are made into sqlx's [`AnyRow`], which the types read
 //! as they read sqlx-sqlite's.
 //!
+//! A read that SQLite ends within [`QUICK`] runs without crossing any thread at all
+//! ([`DirectConnection::quick`]): it is tried on the request's own thread first, and only a read
+//! that would take longer, or wait for a lock, goes to a blocking thread.
+//!
 //! `rusqlite` links the `libsqlite3-sys` sqlx-sqlite links (0.37, bundled), so both drivers
 //! are one SQLite, with one build of it and one set of compile-time options.
 
@@ -36,6 +40,14 @@ use sqlx_core::{
 
 /// Statements a connection keeps prepared: every streamed read's, with room to spare.
 const PREPARED: usize = 64;
+
+/// How long SQLite may run a read on the runtime's own thread ([`DirectConnection::quick`]):
+/// every small listing ends well within it, and the other requests of that thread wait no longer
+/// than the writing of a small answer takes.
+pub(crate) const QUICK: Duration = Duration::from_micros(500);
+
+/// Instructions of SQLite's virtual machine between two looks at the clock during a quick read.
+const STEPS: std::ffi::c_int = 1_000;
 
 /// Where direct read connections come from: the SQLite file, opened read-only with the read
 /// pool's settings, and the connections not in use.
@@ -188,6 +200,34 @@ impl DirectConnection {
             }
         }
         Ok(())
+    }
+
+    /// Runs `read` on the calling thread, bounded: `Some` of its answer when SQLite ends it
+    /// within [`QUICK`] without waiting for a lock; `None` when SQLite interrupts it at
+    /// [`QUICK`], a lock is held, or it fails (whoever reads it again words that failure).
+    /// An interrupted read leaves nothing behind: it only reads.
+    pub(crate) fn quick<T>(
+        &mut self,
+        read: impl FnOnce(&mut DirectConnection) -> Result<T, sqlx::Error>,
+    ) -> Option<T> {
+        let deadline = std::time::Instant::now() + QUICK;
+        let connection = self.inner().ok()?;
+        let bounded = connection
+            .progress_handler(STEPS, Some(move || std::time::Instant::now() >= deadline))
+            .and_then(|()| connection.busy_timeout(Duration::ZERO));
+        let answer = bounded.ok().and_then(|()| read(self).ok());
+        let busy = self.home.busy;
+        let restored = self.inner().is_ok_and(|connection| {
+            connection
+                .progress_handler(0, None::<fn() -> bool>)
+                .and_then(|()| connection.busy_timeout(busy))
+                .is_ok()
+        });
+        if !restored {
+            // Not given back with a bound that would cut or hurry a later read.
+            self.connection = None;
+        }
+        answer
     }
 
     fn inner(&self) -> Result<&rusqlite::Connection, sqlx::Error> {
@@ -375,6 +415,10 @@ mod tests {
     const COUNT: &str = "SELECT count(*) FROM keywords";
     const COUNTED: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
                            WHERE i < 9) SELECT i FROM n";
+    // Far longer than `QUICK` on any machine: a million rows of a recursive statement.
+    const LONG: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                        WHERE i < 1000000) SELECT count(*) FROM n";
+    const BUSY: &str = "PRAGMA busy_timeout";
     const MIXED: &str = "SELECT $2 AS number, $1 AS small, 0.5 * $2 AS real, 'é' || $3 AS text, \
                          NULL AS absent, x'00ff' AS bytes";
 
@@ -447,6 +491,44 @@ mod tests {
             matches!(direct.connection(), Err(sqlx::Error::PoolClosed)),
             "no direct read once the database is closed"
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[tokio::test]
+    async fn a_quick_read_ends_within_its_bound_and_leaves_none_behind() {
+        let (database, direct, path) = database("quick").await;
+        let mut connection = direct.connection().expect("a connection");
+        let counted = |connection: &mut DirectConnection| {
+            let mut taken: Vec<i64> = Vec::new();
+            connection.each(sqlx::query_as::<_, (i64,)>(COUNTED), |(i,)| {
+                taken.push(i);
+                Ok(true)
+            })?;
+            let (busy,): (i64,) = connection.fetch_one(sqlx::query_as(BUSY))?;
+            Ok((taken, busy))
+        };
+        // A thread descheduled past the bound reads it again elsewhere, which is right; of many
+        // tries, most end here.
+        let quick = (0..100)
+            .find_map(|_| connection.quick(counted))
+            .expect("a short read ends within QUICK");
+        assert_eq!(quick, ((1..=9).collect(), 0), "no lock is waited for");
+        let long =
+            connection.quick(|connection| connection.fetch_one::<(i64,)>(sqlx::query_as(LONG)));
+        assert_eq!(long, None, "SQLite interrupts it at QUICK");
+        let failed =
+            connection.quick(|connection| connection.fetch_one::<(i64,)>(sqlx::query_as(MISSING)));
+        assert_eq!(failed, None, "a failure is read again, to be worded");
+        let (counted,): (i64,) = connection
+            .fetch_one(sqlx::query_as(LONG))
+            .expect("once the quick read ends, a read runs to its end");
+        assert_eq!(counted, 1_000_000);
+        let (busy,): (i64,) = connection
+            .fetch_one(sqlx::query_as(BUSY))
+            .expect("reads the pragma");
+        assert_eq!(u128::from(busy.unsigned_abs()), direct.busy.as_millis());
+        drop(connection);
+        database.close().await;
         let _ = std::fs::remove_file(&path);
     }
 }

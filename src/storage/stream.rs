@@ -12,7 +12,10 @@
 //!
 //! On an SQLite file, [`rows`] and [`pages`] read on a direct connection (`storage::direct`) on
 //! a blocking thread of the runtime, taken once per answer, instead of crossing to sqlx's
-//! worker thread for each statement and row: the same statements, bounds and places.
+//! worker thread for each statement and row: the same statements, bounds and places. A read
+//! SQLite ends within `direct::QUICK` (a listing of one page) is read whole on the request's own
+//! thread first ([`quick`]), crossing no thread at all; it holds no place, since it holds no
+//! connection or snapshot once the call returns.
 
 use std::{future::Future, sync::Arc, time::Duration};
 
@@ -41,23 +44,36 @@ pub(crate) type Deliver<'a, R> = dyn Fn(Result<R, sqlx::Error>) -> Result<bool, 
 /// items (keywords: 512 of them).
 const WAITING: usize = 4;
 
-/// The rows of `query`, read on a read connection of `database` for at most its stream
-/// timeout. At most half the read connections stream at once (`Database::streams`); a stream
-/// waits for its place as long as for a connection.
-pub(crate) fn rows<R>(
+/// The rows of the statement `query` makes, read on a read connection of `database` for at most
+/// its stream timeout. At most half the read connections stream at once (`Database::streams`); a
+/// stream waits for its place as long as for a connection. On an SQLite file a quick statement
+/// is read whole right here instead ([`quick`]).
+pub(crate) fn rows<R, Q>(
     database: &Database,
-    query: QueryAs<'static, Any, R, AnyArguments>,
+    query: Q,
 ) -> BoxStream<'static, Result<R, sqlx::Error>>
 where
     R: for<'r> FromRow<'r, AnyRow> + Send + Unpin + 'static,
+    Q: Fn() -> QueryAs<'static, Any, R, AnyArguments> + Send + 'static,
 {
     if let Some(direct) = database.direct() {
+        let whole = quick(&direct, |connection| {
+            let mut rows = Vec::new();
+            connection.each(query(), |row| {
+                rows.push(Ok(row));
+                Ok(true)
+            })?;
+            Ok(rows)
+        });
+        if let Some(rows) = whole {
+            return futures_util::stream::iter(rows).boxed();
+        }
         return read_direct(database, direct, move |connection, deliver| {
-            connection.each(query, |row| deliver(Ok(row)))
+            connection.each(query(), |row| deliver(Ok(row)))
         });
     }
     read(database, move |mut connection, sender| async move {
-        let mut rows = query.fetch(&mut *connection);
+        let mut rows = query().fetch(&mut *connection);
         while let Some(row) = rows.next().await {
             if sender.send(row).await.is_err() {
                 break;
@@ -72,7 +88,8 @@ where
 /// [`rows`]. A listing of one page (most answers) is that one statement alone. When the first
 /// page is not the last, it is read again in a read transaction with the pages after it (on
 /// PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED` would see the writes committed
-/// since the last): a page more for a long listing spares every short one two round trips.
+/// since the last): a page more for a long listing spares every short one two round trips. On an
+/// SQLite file a listing of one quick page is read right here instead ([`quick`]).
 pub(crate) fn pages<R, F, N>(
     database: &Database,
     first: F,
@@ -85,6 +102,13 @@ where
 {
     let begin = snapshot(database.backend());
     if let Some(direct) = database.direct() {
+        let only = quick(&direct, |connection| {
+            let page = connection.fetch_one(first())?;
+            Ok(next(&page).is_none().then_some(page))
+        });
+        if let Some(Some(page)) = only {
+            return futures_util::stream::iter([Ok(page)]).boxed();
+        }
         return read_direct(database, direct, move |connection, deliver| {
             let page = connection.fetch_one(first())?;
             if next(&page).is_none() {
@@ -161,6 +185,17 @@ where
         let _ = sender.send(Err(failure)).await;
     });
     answer(receiver)
+}
+
+/// A read of an SQLite file done on the request's own thread when SQLite ends it within
+/// `direct::QUICK` (`DirectConnection::quick`): then no thread is crossed, no stream's place is
+/// taken and no snapshot outlives the call, since what it read is whole (most answers: every
+/// listing of one page). `None`: read it on a blocking thread.
+fn quick<T>(
+    direct: &Arc<Direct>,
+    read: impl FnOnce(&mut DirectConnection) -> Result<T, sqlx::Error>,
+) -> Option<T> {
+    direct.connection().ok()?.quick(read)
 }
 
 /// Runs `body` on a direct connection (`storage::direct`) on a blocking thread of the runtime,

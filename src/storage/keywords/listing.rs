@@ -314,14 +314,17 @@ pub(crate) fn listed(
         .map(|read| read.map(|read| read.chunk))
         .boxed()
     } else {
-        let query: QueryAs<'static, Any, (String,), AnyArguments> = match &subtree.base {
-            None => sqlx::query_as(form(&listings.roots)),
-            Some(_) => sqlx::query_as(form(&listings.below)),
+        let statement = match &subtree.base {
+            None => form(&listings.roots),
+            Some(_) => form(&listings.below),
         };
-        let query = query.bind(subtree.generations);
-        let query = match subtree.base {
-            Some(base) => query.bind(base),
-            None => query,
+        let (generations, base) = (subtree.generations, subtree.base);
+        let query = move || -> QueryAs<'static, Any, (String,), AnyArguments> {
+            let query = sqlx::query_as(statement).bind(generations);
+            match &base {
+                Some(base) => query.bind(base.clone()),
+                None => query,
+            }
         };
         crate::storage::stream::rows(database, query)
             .map(|read| read.map(|(chunk,)| Some(chunk)))
