@@ -109,11 +109,15 @@ where
         if let Some(Some(page)) = only {
             return futures_util::stream::iter([Ok(page)]).boxed();
         }
+        // Read quickly and not the last: the pages are read in the transaction straight away.
+        let long = only.is_some();
         return read_direct(database, direct, move |connection, deliver| {
-            let page = connection.fetch_one(first())?;
-            if next(&page).is_none() {
-                deliver(Ok(page))?;
-                return Ok(());
+            if !long {
+                let page = connection.fetch_one(first())?;
+                if next(&page).is_none() {
+                    deliver(Ok(page))?;
+                    return Ok(());
+                }
             }
             connection.run(begin)?;
             let mut query = Some(first());
@@ -291,4 +295,41 @@ fn answer<R: Send + 'static>(
         receiver.recv().await.map(|row| (row, receiver))
     })
     .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    // Probes of the paging, not statements of the service's data (which `sql!` registers).
+    const FIRST: &str = "SELECT 1";
+    const AFTER: &str = "SELECT ? + 1";
+
+    #[tokio::test]
+    async fn a_long_listing_read_quickly_reads_its_first_page_once_more_in_its_transaction() {
+        let path = std::env::temp_dir().join(format!("core-pages-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let database = Database::connect(&format!("sqlite:{}", path.display()))
+            .await
+            .expect("opens");
+        let firsts = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&firsts);
+        let first = move || -> QueryAs<'static, Any, (i64,), AnyArguments> {
+            counted.fetch_add(1, Ordering::Relaxed);
+            sqlx::query_as(FIRST)
+        };
+        let next = |(page,): &(i64,)| (*page < 3).then(|| sqlx::query_as(AFTER).bind(*page));
+        let read: Vec<i64> = pages(&database, first, next)
+            .map(|page| page.expect("a page").0)
+            .collect()
+            .await;
+        assert_eq!(read, [1, 2, 3]);
+        // Read here (a statement of fewer than 1,000 steps is never interrupted), then once
+        // more in the transaction.
+        assert_eq!(firsts.load(Ordering::Relaxed), 2);
+        database.close().await;
+        let _ = std::fs::remove_file(&path);
+    }
 }
