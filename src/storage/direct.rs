@@ -382,18 +382,25 @@ impl DatabaseError for SqliteFailure {
     }
 }
 
+/// A new SQLite file named after `name` in the temporary folder, opened, and its path: what the
+/// unit tests of direct and streamed reads read.
+#[cfg(test)]
+pub(crate) async fn scratch(name: &str) -> (super::Database, PathBuf) {
+    let path = std::env::temp_dir().join(format!("core-direct-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let database = super::Database::connect(&format!("sqlite:{}", path.display()))
+        .await
+        .expect("opens");
+    (database, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::storage::Database;
 
     async fn database(name: &str) -> (Database, Arc<Direct>, PathBuf) {
-        let path =
-            std::env::temp_dir().join(format!("core-direct-{name}-{}.db", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let database = Database::connect(&format!("sqlite:{}", path.display()))
-            .await
-            .expect("opens");
+        let (database, path) = scratch(name).await;
         let direct = database.direct().expect("an SQLite file is read directly");
         (database, direct, path)
     }

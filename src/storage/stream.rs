@@ -309,11 +309,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_long_listing_read_quickly_reads_its_first_page_once_more_in_its_transaction() {
-        let path = std::env::temp_dir().join(format!("core-pages-{}.db", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let database = Database::connect(&format!("sqlite:{}", path.display()))
-            .await
-            .expect("opens");
+        let (database, path) = crate::storage::direct::scratch("pages").await;
         let firsts = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&firsts);
         let first = move || -> QueryAs<'static, Any, (i64,), AnyArguments> {
