@@ -121,20 +121,14 @@ pub(crate) async fn insert_keywords(
         Backend::Sqlite => BOUND_ROWS,
         Backend::Postgres => rows.len().max(1),
     };
-    let mut new = Vec::new();
     for (start, rows) in (0..).step_by(group).zip(rows.chunks(group)) {
         let group = new_keywords(rows, &ids[start..start + rows.len()], start, backend);
         if !group.is_empty() {
             let stored: Vec<NewKeyword> = group.iter().map(|(_, keyword)| *keyword).collect();
-            store_new_keywords(load, &stored, now).await?;
-            new.extend(group);
-        }
-    }
-    if !new.is_empty() {
-        let paths: Vec<&str> = new.iter().map(|(_, keyword)| keyword.row.path).collect();
-        let new_ids = keyword_ids(load, &paths).await?;
-        for ((index, _), id) in new.iter().zip(new_ids) {
-            ids[*index] = id;
+            let new_ids = store_new_keywords(load, &stored, now).await?;
+            for ((index, _), id) in group.iter().zip(new_ids) {
+                ids[*index] = id;
+            }
         }
     }
     complete(ids)
@@ -233,12 +227,13 @@ async fn keyword_ids(load: Load<'_, '_>, paths: &[&str]) -> Result<Vec<Option<i6
 
 /// Stores new keywords: a keyword without an order number goes its rank after the last stored
 /// child of its parent; a keyword whose path is stored meanwhile is left (the load runs alone,
-/// so none is).
+/// so none is). Answers the ids the rows' keywords were stored with, in the rows' order (none:
+/// not stored).
 async fn store_new_keywords(
     load: Load<'_, '_>,
     rows: &[NewKeyword<'_>],
     now: &str,
-) -> Result<(), sqlx::Error> {
+) -> Result<Vec<Option<i64>>, sqlx::Error> {
     match backend_of(load) {
         Backend::Sqlite => {
             for rows in rows.chunks(BOUND_ROWS) {
@@ -266,31 +261,46 @@ async fn store_new_keywords(
                 }
                 padded(insert, rows.len(), 7).execute(&mut **load).await?;
             }
+            let paths: Vec<&str> = rows.iter().map(|keyword| keyword.row.path).collect();
+            keyword_ids(load, &paths).await
         }
         Backend::Postgres => {
             // A new keyword's id is taken here rather than by the trigger of migration 0015,
-            // which would call PL/pgSQL for each row.
+            // which would call PL/pgSQL for each row. A parent's sort key and last child are
+            // read once per parent (`s`), not once per row: siblings share them (ten new rows
+            // a parent in a tree of a million), and the lookups per row took half the
+            // statement. The rows are numbered (`ord`) and stored in their order, so that ids
+            // are taken in it whatever join the planner picks. The ids come back from the
+            // insert itself (`RETURNING`), in the rows' order, instead of from a lookup of
+            // their paths after it.
             let insert = sql!(postgres: concat!(
-                "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, sort_key) \
-                 SELECT COALESCE(q.x, nextval('keywords_id_seq')), q.p, q.n, q.path, q.o, \
-                 COALESCE(q.c, $2), COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
-                segment!(postgres, "q.o", "q.n"),
-                " FROM (SELECT r.x, r.c, r.p, r.n, r.path, COALESCE(r.o, COALESCE(CASE WHEN r.p IS NULL \
+                "WITH r AS MATERIALIZED (SELECT * FROM ROWS FROM (json_to_recordset(CAST($1 AS JSON)) \
+                 AS (p BIGINT, n TEXT, path TEXT, i BIGINT, x BIGINT, o BIGINT, c TEXT)) \
+                 WITH ORDINALITY AS r(p, n, path, i, x, o, c, ord)), \
+                 s AS MATERIALIZED (SELECT d.p, (SELECT k.sort_key FROM keywords k WHERE k.id = d.p) \
+                 AS sort_key, CASE WHEN d.p IS NULL \
                  THEN (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id IS NULL) \
-                 ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = r.p) END, 0) \
-                 + r.i) AS o \
-                 FROM json_to_recordset(CAST($1 AS JSON)) AS r(p BIGINT, n TEXT, path TEXT, \
-                 i BIGINT, x BIGINT, o BIGINT, c TEXT)) q \
-                 ON CONFLICT (path) DO NOTHING"
+                 ELSE (SELECT MAX(k.order_number) FROM keywords k WHERE k.parent_id = d.p) END AS last \
+                 FROM (SELECT DISTINCT r.p FROM r) d), \
+                 ins AS (INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, sort_key) \
+                 SELECT COALESCE(q.x, nextval('keywords_id_seq')), q.p, q.n, q.path, q.o, \
+                 COALESCE(q.c, $2), COALESCE(q.sort_key, '') || ",
+                segment!(postgres, "q.o", "q.n"),
+                " FROM (SELECT r.ord, r.x, r.c, r.p, r.n, r.path, s.sort_key, \
+                 COALESCE(r.o, COALESCE(s.last, 0) + r.i) AS o \
+                 FROM r JOIN s ON COALESCE(s.p, 0) = COALESCE(r.p, 0)) q ORDER BY q.ord \
+                 ON CONFLICT (path) DO NOTHING RETURNING id, path) \
+                 SELECT CAST(COALESCE(json_agg(ins.id ORDER BY r.ord), '[]') AS TEXT) AS ids \
+                 FROM r LEFT JOIN ins ON ins.path = r.path"
             ));
-            sqlx::query(insert)
+            let ids: String = sqlx::query_scalar(insert)
                 .bind(json_text(rows)?)
                 .bind(now)
-                .execute(&mut **load)
+                .fetch_one(&mut **load)
                 .await?;
+            serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))
         }
     }
-    Ok(())
 }
 
 /// The greatest id of a stored keyword (0 when none is): keywords stored after it is read get
