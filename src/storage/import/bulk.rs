@@ -9,7 +9,7 @@ use serde::Serialize;
 use sqlx::{Any, any::AnyArguments, query::Query};
 
 use super::Load;
-use crate::storage::{Backend, backend_of, json_text};
+use crate::storage::{Backend, backend_of, json_rows, json_text};
 
 /// Rows per bulk statement: large enough that a statement's round trip is spread thin, small
 /// enough that its JSON stays a few hundred kilobytes.
@@ -222,7 +222,7 @@ async fn keyword_ids(load: Load<'_, '_>, paths: &[&str]) -> Result<Vec<Option<i6
         .bind(json_text(paths)?)
         .fetch_one(&mut **load)
         .await?;
-    serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))
+    json_rows(Some(ids))
 }
 
 /// Stores new keywords: a keyword without an order number goes its rank after the last stored
@@ -298,7 +298,7 @@ async fn store_new_keywords(
                 .bind(now)
                 .fetch_one(&mut **load)
                 .await?;
-            serde_json::from_str(&ids).map_err(|error| sqlx::Error::Decode(Box::new(error)))
+            json_rows(Some(ids))
         }
     }
 }
