@@ -21,13 +21,12 @@ impl DamApi for Service {
         context: &Context,
         input: AssetsVersionsBinQuery,
     ) -> Result<Binary, ApiError> {
-        let pool = self.database.reads();
         let selector = match named(&input)? {
             Named::Version(tid) => Selector::Tid(tid),
             Named::Asset(identity) => Selector::Asset(identity, input.version_number),
         };
         let format = input.format.as_deref();
-        let rows = binaries::locate(pool, selector, format).await?;
+        let rows = binaries::locate(&self.database, selector, format).await?;
         let roles: Vec<&str> = rows.iter().filter_map(|row| row.role.as_deref()).collect();
         let visible = context.caller.sees(&roles);
         // A version named by its own tid belongs to an asset the caller must be allowed to
@@ -72,7 +71,7 @@ impl DamApi for Service {
             file_name: Some(file_name),
             etag: Some(etag).filter(|etag| !etag.is_empty()),
             source: Box::new(Chunks {
-                pool: pool.clone(),
+                pool: self.database.reads().clone(),
                 backend: self.database.backend(),
                 version,
                 format,

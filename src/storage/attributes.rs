@@ -5,7 +5,7 @@
 
 use sqlx::{AnyConnection, Row, any::AnyRow};
 
-use super::{Backend, Database, backend_of, flag::Flag, json_rows, json_text, nodes};
+use super::{Backend, Database, backend_of, flag::Flag, json_rows, json_text, nodes, read};
 
 /// A stored node attribute with its node and the tid of its definition.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -284,26 +284,31 @@ pub(crate) async fn select(
     let domain = i64::from(with_domain_values);
     let (product_ids, product_tids, node_ids, node_paths, inherit) = match chosen {
         Chosen::Ids(ids) => {
-            return sqlx::query_as(statements.by_ids)
-                .bind(json_text(ids)?)
-                .bind(domain)
-                .fetch_all(database.reads())
-                .await;
+            let ids = json_text(ids)?;
+            return read::all(database, || {
+                sqlx::query_as(statements.by_ids)
+                    .bind(ids.as_str())
+                    .bind(domain)
+            })
+            .await;
         }
         Chosen::Products(ids, tids) => (ids, tids, &[][..], &[][..], true),
         Chosen::NodeIds(ids) => (&[][..], &[][..], ids, &[][..], inherit),
         Chosen::NodePaths(paths) => (&[][..], &[][..], &[][..], paths, inherit),
     };
     let generations = if inherit { nodes::MAX_DEPTH as i64 } else { 0 };
-    sqlx::query_as(statements.by_nodes)
-        .bind(json_text(product_ids)?)
-        .bind(json_text(product_tids)?)
-        .bind(json_text(node_ids)?)
-        .bind(json_text(node_paths)?)
-        .bind(generations)
-        .bind(domain)
-        .fetch_all(database.reads())
-        .await
+    let (product_ids, product_tids) = (json_text(product_ids)?, json_text(product_tids)?);
+    let (node_ids, node_paths) = (json_text(node_ids)?, json_text(node_paths)?);
+    read::all(database, || {
+        sqlx::query_as(statements.by_nodes)
+            .bind(product_ids.as_str())
+            .bind(product_tids.as_str())
+            .bind(node_ids.as_str())
+            .bind(node_paths.as_str())
+            .bind(generations)
+            .bind(domain)
+    })
+    .await
 }
 
 /// An attribute by id, in a transaction.

@@ -11,7 +11,7 @@ use poem::Body;
 use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, AnyPool};
 
-use super::records::Identity;
+use super::{Database, read, records::Identity};
 
 /// The size of a stored chunk: 1 MiB.
 pub(crate) const CHUNK: usize = 1 << 20;
@@ -161,28 +161,28 @@ pub(crate) enum Selector<'a> {
 /// The asset, version and preview (`format`; none: the version's own binary) a download names,
 /// with the asset's roles, in one statement; none when no asset (or version named by tid) is.
 pub(crate) async fn locate(
-    pool: &AnyPool,
+    database: &Database,
     selector: Selector<'_>,
     format: Option<&str>,
 ) -> Result<Vec<Located>, sqlx::Error> {
     let format = format.map(str::to_string);
-    let query = match selector {
+    read::all(database, || match selector {
         Selector::Tid(tid) => sqlx::query_as(sql!(located!(
             "FROM asset_versions v JOIN assets a ON a.id = v.asset_id",
             "$2",
             "v.tid = $1"
         )))
         .bind(tid.to_string())
-        .bind(format),
+        .bind(format.clone()),
         Selector::Asset(asset, number) => asset
             .query_as(
                 sql!(located!(asset_version!(), "$2", "a.id = $1")),
                 sql!(located!(asset_version!(), "$2", "a.tid = $1")),
             )
-            .bind(format)
+            .bind(format.clone())
             .bind(number),
-    };
-    query.fetch_all(pool).await
+    })
+    .await
 }
 
 /// The stored chunks of one binary, read on demand: the source of a download.

@@ -2,9 +2,7 @@
 //! its boxes and their images, in one statement (attributes are stored as JSON objects of
 //! identifier to text).
 
-use sqlx::AnyPool;
-
-use super::records::Identity;
+use super::{Database, read, records::Identity};
 
 /// The attribute identifiers of a layout, in order.
 pub(crate) const LAYOUT: [&str; 2] = ["width", "height"];
@@ -116,15 +114,16 @@ macro_rules! briefing {
 /// The briefing of a channel (by id or tid) for a locale and a module configuration, in one
 /// statement: the rows of [`Row`], none when no such channel is stored.
 pub(crate) async fn read(
-    pool: &AnyPool,
+    database: &Database,
     channel: Identity<'_>,
     locale: &str,
     module_cfg: &str,
 ) -> Result<Vec<Row>, sqlx::Error> {
-    channel
-        .query_as(briefing!("id"), briefing!("tid"))
-        .bind(locale.to_string())
-        .bind(module_cfg.to_string())
-        .fetch_all(pool)
-        .await
+    read::all(database, || {
+        channel
+            .query_as(briefing!("id"), briefing!("tid"))
+            .bind(locale.to_string())
+            .bind(module_cfg.to_string())
+    })
+    .await
 }

@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use futures_util::{StreamExt, stream::BoxStream};
 use serde::Deserialize;
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
 
-use super::{Backend, Database, json_rows, json_text, peos, records::Identity, stream, values};
+use super::{
+    Backend, Database, json_rows, json_text, peos, read, records::Identity, stream, values,
+};
 
 /// A channel of a subtree, as channel query orders it.
 #[derive(Debug, sqlx::FromRow)]
@@ -49,23 +51,25 @@ macro_rules! subtree {
 /// The channel `root` and its descendants down to `level` generations (`None`: all, within
 /// [`DEEPEST`]), in one statement; none when no channel is `root`.
 pub(crate) async fn subtree(
-    pool: &AnyPool,
+    database: &Database,
     root: Identity<'_>,
     level: Option<i64>,
 ) -> Result<Vec<Node>, sqlx::Error> {
-    root.query_as(subtree!("id"), subtree!("tid"))
-        .bind(depth(level))
-        .fetch_all(pool)
-        .await
+    read::all(database, || {
+        root.query_as(subtree!("id"), subtree!("tid"))
+            .bind(depth(level))
+    })
+    .await
 }
 
 /// The channels without a parent.
-pub(crate) async fn roots(pool: &AnyPool) -> Result<Vec<Node>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
-         CAST(0 AS BIGINT) AS depth FROM channels WHERE parent_id IS NULL"
-    ))
-    .fetch_all(pool)
+pub(crate) async fn roots(database: &Database) -> Result<Vec<Node>, sqlx::Error> {
+    read::all(database, || {
+        sqlx::query_as(sql!(
+            "SELECT id, tid, parent_id, CAST(order_sequence AS BIGINT) AS order_sequence, \
+             CAST(0 AS BIGINT) AS depth FROM channels WHERE parent_id IS NULL"
+        ))
+    })
     .await
 }
 

@@ -1,10 +1,11 @@
 //! The SQL of components.
 
-use sqlx::AnyPool;
+use super::{Database, read};
 
 /// The components loaded by the operator, name and status, by name.
-pub(crate) async fn all(pool: &AnyPool) -> Result<Vec<(String, String)>, sqlx::Error> {
-    sqlx::query_as(sql!("SELECT name, status FROM components ORDER BY name"))
-        .fetch_all(pool)
-        .await
+pub(crate) async fn all(database: &Database) -> Result<Vec<(String, String)>, sqlx::Error> {
+    read::all(database, || {
+        sqlx::query_as(sql!("SELECT name, status FROM components ORDER BY name"))
+    })
+    .await
 }

@@ -1,8 +1,6 @@
 //! The SQL of locales.
 
-use sqlx::AnyPool;
-
-use super::flag::Flag;
+use super::{Database, flag::Flag, read};
 
 /// A stored locale.
 #[derive(Debug, sqlx::FromRow)]
@@ -60,7 +58,7 @@ macro_rules! locales {
 
 /// The locales of a selection, ordered by id.
 pub(crate) async fn select(
-    pool: &AnyPool,
+    database: &Database,
     selection: Selection,
 ) -> Result<Vec<Locale>, sqlx::Error> {
     let query = match selection {
@@ -68,5 +66,5 @@ pub(crate) async fn select(
         Selection::Content => locales!("WHERE content_locale"),
         Selection::Frontend => locales!("WHERE frontend_locale"),
     };
-    sqlx::query_as(query).fetch_all(pool).await
+    read::all(database, || sqlx::query_as(query)).await
 }

@@ -1,6 +1,8 @@
 //! The SQL of messages: storing one, and listing them for operators.
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
+
+use super::{Database, read};
 
 /// A message to store.
 #[derive(Debug)]
@@ -83,19 +85,20 @@ pub(crate) async fn insert(
 
 /// The stored messages, oldest first, optionally only those for one user or one role.
 pub(crate) async fn list(
-    pool: &AnyPool,
+    database: &Database,
     user: Option<&str>,
     role: Option<&str>,
 ) -> Result<Vec<Stored>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT tid, created_at, severity, recipient_user, recipient_role, subject, body, \
-         sender_application, sender_plugin, parameters, sender_user FROM messages \
-         WHERE (CAST($1 AS TEXT) IS NULL OR recipient_user = $1) \
-         AND (CAST($2 AS TEXT) IS NULL OR recipient_role = $2) \
-         ORDER BY id"
-    ))
-    .bind(user)
-    .bind(role)
-    .fetch_all(pool)
+    read::all(database, || {
+        sqlx::query_as(sql!(
+            "SELECT tid, created_at, severity, recipient_user, recipient_role, subject, body, \
+             sender_application, sender_plugin, parameters, sender_user FROM messages \
+             WHERE (CAST($1 AS TEXT) IS NULL OR recipient_user = $1) \
+             AND (CAST($2 AS TEXT) IS NULL OR recipient_role = $2) \
+             ORDER BY id"
+        ))
+        .bind(user)
+        .bind(role)
+    })
     .await
 }

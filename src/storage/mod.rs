@@ -32,6 +32,7 @@ pub(crate) mod messages;
 pub(crate) mod nodes;
 pub(crate) mod peos;
 mod pools;
+pub(crate) mod read;
 pub(crate) mod records;
 pub(crate) mod stream;
 pub mod testing;

@@ -3,7 +3,7 @@
 
 use sqlx::AnyConnection;
 
-use super::{Backend, Database, channels, flag::Flag, json_rows, json_text, values};
+use super::{Backend, Database, channels, flag::Flag, json_rows, json_text, read, values};
 
 /// Links a PEO to a channel; linking it again changes nothing.
 pub(crate) async fn link_channel(
@@ -149,10 +149,8 @@ pub(crate) async fn retrieve(
         (Named::Ids(ids), true) => (statements.names_by_ids, json_text(ids)?),
         (Named::Tids(tids), true) => (statements.names_by_tids, json_text(tids)?),
     };
-    let text: Option<String> = sqlx::query_scalar(statement)
-        .bind(list)
-        .fetch_one(database.reads())
-        .await?;
+    let (text,): (Option<String>,) =
+        read::one(database, || sqlx::query_as(statement).bind(list.as_str())).await?;
     json_rows(text)
 }
 
@@ -284,42 +282,47 @@ pub(crate) async fn query(
 ) -> Result<Queried, sqlx::Error> {
     let rows: Vec<QueryRow> = match selection {
         Selection::Product(tid, None) => {
-            sqlx::query_as(sql!(concat!(
-                product_row!("$1"),
-                " UNION ALL ",
-                candidates!("WHERE e.product_id = (SELECT id FROM products WHERE tid = $1)")
-            )))
-            .bind(tid.to_string())
-            .fetch_all(database.reads())
+            read::all(database, || {
+                sqlx::query_as(sql!(concat!(
+                    product_row!("$1"),
+                    " UNION ALL ",
+                    candidates!("WHERE e.product_id = (SELECT id FROM products WHERE tid = $1)")
+                )))
+                .bind(tid)
+            })
             .await?
         }
         Selection::Product(tid, Some(project)) => {
-            sqlx::query_as(sql!(concat!(
-                channel_tree!("tid", "$1", "$2"),
-                project_row!(),
-                " UNION ALL ",
-                product_row!("$3"),
-                " UNION ALL ",
-                candidates!("WHERE e.product_id = (SELECT id FROM products WHERE tid = $3) AND "),
-                linked!()
-            )))
-            .bind(project.tid.to_string())
-            .bind(channels::depth(project.level))
-            .bind(tid.to_string())
-            .fetch_all(database.reads())
+            read::all(database, || {
+                sqlx::query_as(sql!(concat!(
+                    channel_tree!("tid", "$1", "$2"),
+                    project_row!(),
+                    " UNION ALL ",
+                    product_row!("$3"),
+                    " UNION ALL ",
+                    candidates!(
+                        "WHERE e.product_id = (SELECT id FROM products WHERE tid = $3) AND "
+                    ),
+                    linked!()
+                )))
+                .bind(project.tid)
+                .bind(channels::depth(project.level))
+                .bind(tid)
+            })
             .await?
         }
         Selection::Project(project) => {
-            sqlx::query_as(sql!(concat!(
-                channel_tree!("tid", "$1", "$2"),
-                project_row!(),
-                " UNION ALL ",
-                candidates!("WHERE "),
-                linked!()
-            )))
-            .bind(project.tid.to_string())
-            .bind(channels::depth(project.level))
-            .fetch_all(database.reads())
+            read::all(database, || {
+                sqlx::query_as(sql!(concat!(
+                    channel_tree!("tid", "$1", "$2"),
+                    project_row!(),
+                    " UNION ALL ",
+                    candidates!("WHERE "),
+                    linked!()
+                )))
+                .bind(project.tid)
+                .bind(channels::depth(project.level))
+            })
             .await?
         }
         Selection::Names(names) => {
@@ -327,26 +330,26 @@ pub(crate) async fn query(
                 Backend::Sqlite => NAMES_SQLITE,
                 Backend::Postgres => NAMES_POSTGRES,
             };
-            sqlx::query_as(statement)
-                .bind(json_text(names)?)
-                .fetch_all(database.reads())
-                .await?
+            let names = json_text(names)?;
+            read::all(database, || sqlx::query_as(statement).bind(names.as_str())).await?
         }
         Selection::Modified(from, until) => {
             // Timestamps are ISO 8601 text of one width, so open ends are the empty text and
             // the last instant that text can write.
-            sqlx::query_as(sql!(candidates!(
-                "WHERE e.modified_at >= $1 AND e.modified_at <= $2"
-            )))
-            .bind(from.unwrap_or("").to_string())
-            .bind(until.unwrap_or("9999-12-31T23:59:59.999Z").to_string())
-            .fetch_all(database.reads())
+            read::all(database, || {
+                sqlx::query_as(sql!(candidates!(
+                    "WHERE e.modified_at >= $1 AND e.modified_at <= $2"
+                )))
+                .bind(from.unwrap_or(""))
+                .bind(until.unwrap_or("9999-12-31T23:59:59.999Z"))
+            })
             .await?
         }
         Selection::All => {
-            sqlx::query_as(sql!(candidates!("ORDER BY e.tid")))
-                .fetch_all(database.reads())
-                .await?
+            read::all(database, || {
+                sqlx::query_as(sql!(candidates!("ORDER BY e.tid")))
+            })
+            .await?
         }
     };
     queried(rows)

@@ -14,8 +14,8 @@
 //! a blocking thread of the runtime, taken once per answer, instead of crossing to sqlx's
 //! worker thread for each statement and row: the same statements, bounds and places. A read
 //! SQLite ends within `direct::QUICK` (a listing of one page) is read whole on the request's own
-//! thread first ([`quick`]), crossing no thread at all; it holds no place, since it holds no
-//! connection or snapshot once the call returns.
+//! thread first (`storage::read::quick`), crossing no thread at all; it holds no place, since
+//! it holds no connection or snapshot once the call returns.
 
 use std::{future::Future, sync::Arc, time::Duration};
 
@@ -34,6 +34,7 @@ use tokio::{
 use super::{
     Backend, Database,
     direct::{Direct, DirectConnection},
+    read::quick,
 };
 
 /// How a direct read hands a row to its answer: `Ok(true)` taken, `Ok(false)` the answer is
@@ -47,7 +48,7 @@ const WAITING: usize = 4;
 /// The rows of the statement `query` makes, read on a read connection of `database` for at most
 /// its stream timeout. At most half the read connections stream at once (`Database::streams`); a
 /// stream waits for its place as long as for a connection. On an SQLite file a quick statement
-/// is read whole right here instead ([`quick`]).
+/// is read whole right here instead (`read::quick`).
 pub(crate) fn rows<R, Q>(
     database: &Database,
     query: Q,
@@ -89,7 +90,7 @@ where
 /// page is not the last, it is read again in a read transaction with the pages after it (on
 /// PostgreSQL `REPEATABLE READ`: a statement of `READ COMMITTED` would see the writes committed
 /// since the last): a page more for a long listing spares every short one two round trips. On an
-/// SQLite file a listing of one quick page is read right here instead ([`quick`]).
+/// SQLite file a listing of one quick page is read right here instead (`read::quick`).
 pub(crate) fn pages<R, F, N>(
     database: &Database,
     first: F,
@@ -189,17 +190,6 @@ where
         let _ = sender.send(Err(failure)).await;
     });
     answer(receiver)
-}
-
-/// A read of an SQLite file done on the request's own thread when SQLite ends it within
-/// `direct::QUICK` (`DirectConnection::quick`): then no thread is crossed, no stream's place is
-/// taken and no snapshot outlives the call, since what it read is whole (most answers: every
-/// listing of one page). `None`: read it on a blocking thread.
-fn quick<T>(
-    direct: &Arc<Direct>,
-    read: impl FnOnce(&mut DirectConnection) -> Result<T, sqlx::Error>,
-) -> Option<T> {
-    direct.connection().ok()?.quick(read)
 }
 
 /// Runs `body` on a direct connection (`storage::direct`) on a blocking thread of the runtime,

@@ -27,7 +27,6 @@ pub(crate) async fn retrieve(
     database: &Database,
     request: &BriefingRequest,
 ) -> Result<PatchBriefing, ApiError> {
-    let pool = database.reads();
     let (identity, missing) = match (request.tids.first(), request.ids.first()) {
         (Some(tid), _) => (
             Identity::Key(tid),
@@ -42,7 +41,7 @@ pub(crate) async fn retrieve(
     let info = &request.briefing_info;
     let locale = &info.locale;
     let module_cfg = &info.briefing_module_cfg_tid;
-    let rows = briefings::read(pool, identity, locale, module_cfg).await?;
+    let rows = briefings::read(database, identity, locale, module_cfg).await?;
     let Some(first) = rows.first() else {
         return Err(ApiError::NotFound(missing));
     };

@@ -46,9 +46,8 @@ pub(crate) async fn query(
     database: &Database,
     request: &ChannelQueryDto,
 ) -> Result<ChannelRequest, ApiError> {
-    let pool = database.reads();
     if request.root {
-        let mut roots = channels::roots(pool).await?;
+        let mut roots = channels::roots(database).await?;
         roots.sort_by(sibling_order);
         return Ok(ChannelRequest {
             ids: Vec::new(),
@@ -64,7 +63,7 @@ pub(crate) async fn query(
         (None, None) => return Err(ApiError::broken_rule(&tables::CHANNEL_QUERY_DTO)),
     };
     let level = request.level.filter(|level| *level >= 0).map(i64::from);
-    let nodes = channels::subtree(pool, identity, level).await?;
+    let nodes = channels::subtree(database, identity, level).await?;
     let root = nodes
         .iter()
         .find(|node| node.depth == 0)

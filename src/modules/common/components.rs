@@ -9,7 +9,7 @@ use crate::{
 
 /// The map of component name to status; 404 when no component is configured.
 pub(crate) async fn retrieve(database: &Database) -> Result<Components, ApiError> {
-    let rows = components::all(database.reads()).await?;
+    let rows = components::all(database).await?;
     if rows.is_empty() {
         return Err(ApiError::NotFound("no component is configured".to_string()));
     }

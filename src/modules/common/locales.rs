@@ -25,7 +25,7 @@ pub(crate) async fn retrieve(
         LocaleRequestMode::All | LocaleRequestMode::Id | LocaleRequestMode::Tid => Selection::All,
     };
     let mut locales = Vec::new();
-    for locale in stored::select(database.reads(), selection).await? {
+    for locale in stored::select(database, selection).await? {
         let selected = match mode {
             LocaleRequestMode::Id => request.ids.contains(&locale.id),
             LocaleRequestMode::Tid => request.tids.contains(&locale.tid),

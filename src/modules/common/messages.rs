@@ -118,7 +118,7 @@ pub async fn list(
     user: Option<&str>,
     role: Option<&str>,
 ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-    let rows = stored::list(database.reads(), user, role).await?;
+    let rows = stored::list(database, user, role).await?;
     Ok(rows
         .into_iter()
         .map(|row| StoredMessage {
