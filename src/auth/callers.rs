@@ -191,7 +191,7 @@ impl Callers {
         if checked.is_some_and(|checked| checked.elapsed() < REVISION_CHECK) {
             return Ok(revision);
         }
-        let now = access::revision(database.reads()).await?;
+        let now = access::revision(database).await?;
         let mut kept = self.write();
         if kept.revision != now || kept.checked.is_none() {
             kept.callers.clear();

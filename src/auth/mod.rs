@@ -140,7 +140,7 @@ async fn verify(
     selector: &str,
     secret: &str,
 ) -> Result<(Caller, String), AuthError> {
-    let rows = access::token_grants(database.reads(), selector, &now_utc()).await?;
+    let rows = access::token_grants(database, selector, &now_utc()).await?;
     let Some(first) = rows.first() else {
         return Err(AuthFailure::Unknown.into());
     };

@@ -2,6 +2,8 @@
 
 use sqlx::{Any, AnyPool, Row, Transaction};
 
+use super::{Database, read};
+
 /// One row of a token's lookup: the token repeated for each of its roles' grants.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct TokenGrant {
@@ -24,22 +26,24 @@ pub(crate) struct TokenGrant {
 /// The rows of an active token (neither revoked nor expired at `now`), by its selector, in one
 /// round trip (none when unknown).
 pub(crate) async fn token_grants(
-    pool: &AnyPool,
+    database: &Database,
     selector: &str,
     now: &str,
 ) -> Result<Vec<TokenGrant>, sqlx::Error> {
-    sqlx::query_as(sql!(
-        "SELECT CAST(t.id AS BIGINT) AS token_id, t.expires_at, t.secret_hash, \
-         u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
-         FROM tokens t JOIN users u ON u.id = t.user_id \
-         LEFT JOIN token_roles tr ON tr.token_id = t.id LEFT JOIN roles r ON r.id = tr.role_id \
-         LEFT JOIN role_grants g ON g.role_id = r.id \
-         WHERE t.selector = $1 AND t.revoked_at IS NULL \
-         AND (t.expires_at IS NULL OR t.expires_at > $2)"
-    ))
-    .bind(selector)
-    .bind(now)
-    .fetch_all(pool)
+    read::all(database, || {
+        sqlx::query_as(sql!(
+            "SELECT CAST(t.id AS BIGINT) AS token_id, t.expires_at, t.secret_hash, \
+             u.name AS user_name, r.name AS role, g.kind, g.name AS granted \
+             FROM tokens t JOIN users u ON u.id = t.user_id \
+             LEFT JOIN token_roles tr ON tr.token_id = t.id \
+             LEFT JOIN roles r ON r.id = tr.role_id \
+             LEFT JOIN role_grants g ON g.role_id = r.id \
+             WHERE t.selector = $1 AND t.revoked_at IS NULL \
+             AND (t.expires_at IS NULL OR t.expires_at > $2)"
+        ))
+        .bind(selector)
+        .bind(now)
+    })
     .await
 }
 
@@ -175,12 +179,14 @@ pub(crate) async fn token_exists(pool: &AnyPool, selector: &str) -> Result<bool,
 }
 
 /// The access revision: it moves whenever who may call what changes.
-pub(crate) async fn revision(pool: &AnyPool) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(sql!(
-        "SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1"
-    ))
-    .fetch_one(pool)
-    .await
+pub(crate) async fn revision(database: &Database) -> Result<i64, sqlx::Error> {
+    let (revision,) = read::one(database, || {
+        sqlx::query_as(sql!(
+            "SELECT CAST(revision AS BIGINT) FROM access_revision WHERE id = 1"
+        ))
+    })
+    .await?;
+    Ok(revision)
 }
 
 /// A token to store: its selector, the hash of its secret, whose it is and when it was made.

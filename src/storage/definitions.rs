@@ -1,16 +1,16 @@
 //! The SQL of attribute definitions: ids by type, what uses a definition, and its deletion.
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::AnyConnection;
 
-use super::{Backend, backend_of, in_list};
+use super::{Backend, Database, backend_of, in_list};
 
 /// The ids of the definitions of the given types, ascending.
 pub(crate) async fn ids_of_types(
-    pool: &AnyPool,
+    database: &Database,
     types: &[String],
 ) -> Result<Vec<i64>, sqlx::Error> {
     let mut ids: Vec<(i64,)> = in_list(
-        pool,
+        database,
         sql_in!("SELECT id FROM attribute_definitions WHERE type IN (", ")"),
         types,
     )

@@ -43,7 +43,11 @@ pub(crate) mod values;
 
 use std::{sync::Arc, time::Duration};
 
-use sqlx::{Any, AnyConnection, AnyPool, Encode, FromRow, Transaction, Type, any::AnyRow};
+use sqlx::{
+    Any, AnyPool, Encode, FromRow, Transaction, Type,
+    any::{AnyArguments, AnyRow},
+    query::QueryAs,
+};
 
 use direct::Direct;
 use pools::{Role, SQLITE_MMAP, pool_options, pool_sizes};
@@ -387,29 +391,12 @@ pub(crate) struct InList {
     pub(crate) tail: &'static str,
 }
 
-/// Rows whose column is one of `values`, by the statement `list`, read on one connection of
-/// `pool` ([`in_list_on`]).
+/// Rows whose column is one of `values`, by the statement `list`. The list is read in chunks of
+/// [`IN_LIST_CHUNK`], each a read of its own (`read::all`); rows come chunk after chunk, each
+/// chunk in the order `tail` gives. The statement's only variable part is its placeholders
+/// (`$1, $2, …`), so it is safe text whatever the values.
 pub(crate) async fn in_list<T, V>(
-    pool: &AnyPool,
-    list: InList,
-    values: &[V],
-) -> Result<Vec<T>, sqlx::Error>
-where
-    T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
-    V: for<'q> Encode<'q, Any> + Type<Any> + Clone + Send + Sync + 'static,
-{
-    if values.is_empty() {
-        return Ok(Vec::new());
-    }
-    in_list_on(&mut *pool.acquire().await?, list, values).await
-}
-
-/// Rows whose column is one of `values`, by the statement `list`, read on `connection`. The
-/// list is read in chunks of [`IN_LIST_CHUNK`]; rows come chunk after chunk, each chunk in the
-/// order `tail` gives. The statement's only variable part is its placeholders (`$1, $2, …`), so
-/// it is safe text whatever the values.
-pub(crate) async fn in_list_on<T, V>(
-    connection: &mut AnyConnection,
+    database: &Database,
     list: InList,
     values: &[V],
 ) -> Result<Vec<T>, sqlx::Error>
@@ -419,15 +406,25 @@ where
 {
     let mut rows = Vec::new();
     for chunk in values.chunks(IN_LIST_CHUNK) {
-        let placeholders: Vec<String> = (1..=chunk.len()).map(|n| format!("${n}")).collect();
-        let statement = format!("{}{}{}", list.head, placeholders.join(", "), list.tail);
-        let mut query = sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(statement));
-        for value in chunk {
-            query = query.bind(value.clone());
-        }
-        rows.extend(query.fetch_all(&mut *connection).await?);
+        rows.extend(read::all(database, || in_list_query(list, chunk)).await?);
     }
     Ok(rows)
+}
+
+/// The statement `list` with a placeholder for each of `values` (at most [`IN_LIST_CHUNK`]),
+/// each bound.
+fn in_list_query<T, V>(list: InList, values: &[V]) -> QueryAs<'static, Any, T, AnyArguments>
+where
+    T: for<'r> FromRow<'r, AnyRow>,
+    V: for<'q> Encode<'q, Any> + Type<Any> + Clone + Send + Sync + 'static,
+{
+    let placeholders: Vec<String> = (1..=values.len()).map(|n| format!("${n}")).collect();
+    let statement = format!("{}{}{}", list.head, placeholders.join(", "), list.tail);
+    let mut query = sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(statement));
+    for value in values {
+        query = query.bind(value.clone());
+    }
+    query
 }
 
 /// The current time as the service stores and shows timestamps: ISO 8601 UTC with milliseconds

@@ -1,6 +1,6 @@
 //! Reads answered whole, one statement each (locales, components, messages, briefings, channel
-//! trees, downloads, attributes, PEOs): through the read pool, or on an SQLite file first on
-//! the request's own thread, when SQLite ends the statement within `direct::QUICK`
+//! trees, downloads, attributes, PEOs, tokens): through the read pool, or on an SQLite file
+//! first on the request's own thread, when SQLite ends the statement within `direct::QUICK`
 //! (`DirectConnection::quick`), so that they cross no thread either, as streamed listings do
 //! (`storage::stream`). A read that takes longer, waits for a lock or fails is read again
 //! through the pool, which words its failure.

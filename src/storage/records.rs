@@ -8,6 +8,8 @@ use sqlx::{
     query::QueryAs,
 };
 
+use super::{Database, read};
+
 /// How a request addresses a stored record.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Identity<'a> {
@@ -159,6 +161,19 @@ pub(crate) async fn find<'e>(
         .query_as(resource.by_id, resource.by_key)
         .fetch_optional(executor)
         .await
+}
+
+/// Finds a record by its identity outside any transaction, as a read of its own
+/// (`read::optional`).
+pub(crate) async fn find_read(
+    database: &Database,
+    resource: &Resource,
+    identity: Identity<'_>,
+) -> Result<Option<Found>, sqlx::Error> {
+    read::optional(database, || {
+        identity.query_as(resource.by_id, resource.by_key)
+    })
+    .await
 }
 
 /// A record found with one role it is restricted to (none when it is not restricted): one row

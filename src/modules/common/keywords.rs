@@ -55,7 +55,7 @@ pub(crate) async fn retrieve(
     if Pin::new(&mut rows).peek().await.is_none()
         && let Some(base) = &addressed
     {
-        records::find(database.reads(), &KEYWORDS, Identity::Key(base))
+        records::find_read(database, &KEYWORDS, Identity::Key(base))
             .await?
             .ok_or_else(|| ApiError::NotFound(not_found(Identity::Key(base))))?;
     }

@@ -33,7 +33,7 @@ pub(crate) async fn query(
     let ids = if types.is_empty() {
         Vec::new()
     } else {
-        stored::ids_of_types(database.reads(), &types).await?
+        stored::ids_of_types(database, &types).await?
     };
     Ok(AttributeDefinitionsRequest { ids, all: false })
 }
