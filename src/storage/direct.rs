@@ -157,12 +157,20 @@ impl DirectConnection {
     where
         R: for<'r> FromRow<'r, AnyRow> + Send,
     {
+        self.fetch_optional(query)?.ok_or(sqlx::Error::RowNotFound)
+    }
+
+    /// The first row of `query`, if any, as sqlx's `fetch_optional` answers it.
+    pub(crate) fn fetch_optional<R>(&mut self, query: Read<'_, R>) -> Result<Option<R>, sqlx::Error>
+    where
+        R: for<'r> FromRow<'r, AnyRow> + Send,
+    {
         let mut first = None;
         self.each(query, |row| {
             first = Some(row);
             Ok(false)
         })?;
-        first.ok_or(sqlx::Error::RowNotFound)
+        Ok(first)
     }
 
     /// Runs `query` and hands its rows to `each` one at a time, as they are stepped, until it

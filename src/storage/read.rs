@@ -52,16 +52,9 @@ where
     R: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
     Q: Fn() -> QueryAs<'q, Any, R, AnyArguments>,
 {
-    let first = database.direct().and_then(|direct| {
-        quick(&direct, |connection| {
-            let mut first = None;
-            connection.each(query(), |row| {
-                first = Some(row);
-                Ok(false)
-            })?;
-            Ok(first)
-        })
-    });
+    let first = database
+        .direct()
+        .and_then(|direct| quick(&direct, |connection| connection.fetch_optional(query())));
     match first {
         Some(first) => Ok(first),
         None => query().fetch_optional(database.reads()).await,
