@@ -14,7 +14,9 @@
 //! median p50 and p99 latencies, and the ratio of core-server's median to the floor's.
 //! `--report` measures both databases, then the large answers and the import (`cargo bench
 //! --bench keywords` and `--bench import` at 100k and 1M keywords), and writes
-//! `docs/benchmarks.md` with the machine it ran on (`report.rs`).
+//! `docs/benchmarks.md` with the machine it ran on (`report.rs`). It notes the commit and builds
+//! those two benches before the first measurement, so that editing the checkout meanwhile does
+//! not change what it measures (building core-server in release meanwhile still would).
 //! With `--prism` it also runs the keyword retrieve against a Stoplight Prism mock of the
 //! document (`prism.rs`).
 
@@ -123,6 +125,8 @@ struct Started {
 pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
     let options = Options::parse(arguments)?;
     let wrk = wrk::installed()?;
+    // The report's benches are built first, from the tree the load part measures.
+    let prepared = options.report.then(|| report::prepare(root)).transpose()?;
     build(root)?;
     let taskset = Path::new("/usr/bin/taskset").exists();
     if !taskset {
@@ -183,9 +187,9 @@ pub fn run(root: &Path, arguments: &[&str]) -> Result<()> {
             prism::compare(root, &load(1), rounds, &folder, &scenarios[0], &token, ours)?;
         println!("{compared}");
     }
-    if options.report {
+    if let Some(prepared) = &prepared {
         let base = options.postgres.as_deref().unwrap_or_default();
-        report::write(root, base, &table)?;
+        report::write(root, prepared, base, &table)?;
     }
     Ok(())
 }

@@ -3,7 +3,11 @@
 //! import`, whose tables are taken as they print them) and the machine it ran on. Nothing in the
 //! file is typed by hand.
 
-use std::{fmt::Write as _, path::Path, process::Command};
+use std::{
+    fmt::Write as _,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+};
 
 use anyhow::{Context, Result, bail};
 
@@ -93,12 +97,62 @@ pub fn http(
     out
 }
 
+/// What a report takes from the checkout before its first measurement: the commit, and the
+/// benches' executables built from it, so that editing the checkout while the report runs
+/// changes neither what its later parts run nor the commit it names.
+pub struct Prepared {
+    /// The commit, and whether the tree had uncommitted changes.
+    commit: String,
+    /// `cargo bench --bench keywords`'s executable.
+    keywords: PathBuf,
+    /// `cargo bench --bench import`'s executable.
+    import: PathBuf,
+}
+
+/// Notes the commit, then builds the benches of the report (`cargo bench --no-run`).
+pub fn prepare(root: &Path) -> Result<Prepared> {
+    let commit = commit(root);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["bench", "--no-run", "--quiet", "--message-format=json"])
+        .args([
+            "-p",
+            "core-server",
+            "--bench",
+            "keywords",
+            "--bench",
+            "import",
+        ])
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cargo bench --no-run")?;
+    if !output.status.success() {
+        bail!("cargo bench --no-run failed ({})", output.status);
+    }
+    let messages = String::from_utf8_lossy(&output.stdout);
+    let executable = |name: &str| {
+        messages
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|message| message["reason"] == "compiler-artifact")
+            .filter(|message| message["target"]["name"] == name)
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .with_context(|| format!("cargo bench --no-run named no executable of bench {name}"))
+    };
+    Ok(Prepared {
+        keywords: executable("keywords")?,
+        import: executable("import")?,
+        commit,
+    })
+}
+
 /// Measures the large answers and the import, and writes `docs/benchmarks.md`.
-pub fn write(root: &Path, postgres_url: &str, http: &str) -> Result<()> {
+pub fn write(root: &Path, prepared: &Prepared, postgres_url: &str, http: &str) -> Result<()> {
     eprintln!("bench-http: large answers (cargo bench --bench keywords, 100k and 1M keywords)");
     let large = bench(
         root,
-        "keywords",
+        &prepared.keywords,
         &[
             ("CORE_BENCH_KEYWORD_SIZES", "100000,1000000"),
             ("CORE_BENCH_WARM", "3"),
@@ -107,7 +161,7 @@ pub fn write(root: &Path, postgres_url: &str, http: &str) -> Result<()> {
     eprintln!("bench-http: import (cargo bench --bench import, 100k and 1M keywords)");
     let import = bench(
         root,
-        "import",
+        &prepared.import,
         &[
             ("CORE_BENCH_IMPORT_SIZES", "100000,1000000"),
             ("CORE_TEST_POSTGRES_URL", postgres_url),
@@ -117,7 +171,7 @@ pub fn write(root: &Path, postgres_url: &str, http: &str) -> Result<()> {
     let _ = writeln!(
         page,
         "# Benchmarks\n\nWritten by `cargo xtask bench-http --report`; run it again to bring the figures up to date, never edit them by hand.\n\n## The machine\n\n{}\n## Requests under load (`cargo xtask bench-http`)\n\n{http}\n## Large answers (`cargo bench --bench keywords`)\n\n{large}\n## Import (`cargo bench --bench import`)\n\n{import}",
-        machine(root, postgres_url)
+        machine(root, &prepared.commit, postgres_url)
     );
     let path = root.join("docs/benchmarks.md");
     std::fs::create_dir_all(root.join("docs"))?;
@@ -126,25 +180,24 @@ pub fn write(root: &Path, postgres_url: &str, http: &str) -> Result<()> {
     Ok(())
 }
 
-/// Runs `cargo bench --bench <name>` with `variables`; answers what it printed on stdout (its
-/// table), its progress going to stderr as it comes.
-fn bench(root: &Path, name: &str, variables: &[(&str, &str)]) -> Result<String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(cargo)
-        .args(["bench", "--quiet", "-p", "core-server", "--bench", name])
+/// Runs a bench's executable with `variables`, as `cargo bench` would; answers what it printed
+/// on stdout (its table), its progress going to stderr as it comes.
+fn bench(root: &Path, executable: &Path, variables: &[(&str, &str)]) -> Result<String> {
+    let output = Command::new(executable)
+        .arg("--bench")
         .envs(variables.iter().copied())
         .current_dir(root)
-        .stderr(std::process::Stdio::inherit())
+        .stderr(Stdio::inherit())
         .output()
-        .with_context(|| format!("cargo bench --bench {name}"))?;
+        .with_context(|| format!("{}", executable.display()))?;
     if !output.status.success() {
-        bail!("cargo bench --bench {name} failed ({})", output.status);
+        bail!("{} failed ({})", executable.display(), output.status);
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// The machine, the toolchain, the databases and the commit, as a list.
-fn machine(root: &Path, postgres_url: &str) -> String {
+/// The machine, the toolchain, the databases and `commit` (from [`Prepared`]), as a list.
+fn machine(root: &Path, commit: &str, postgres_url: &str) -> String {
     let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
     let cpuinfo = read("/proc/cpuinfo");
     let model = cpuinfo
@@ -164,28 +217,42 @@ fn machine(root: &Path, postgres_url: &str) -> String {
             || "unknown".into(),
             |kib| format!("{:.1} GiB", kib / 1024.0 / 1024.0),
         );
-    let run = |program: &str, arguments: &[&str]| {
-        Command::new(program)
-            .args(arguments)
-            .current_dir(root)
-            .output()
-            .ok()
-            .filter(|output| output.status.success())
-            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
-            .unwrap_or_else(|| "unknown".into())
-    };
-    let dirty = !run("git", &["status", "--porcelain", "--untracked-files=no"]).is_empty();
     format!(
-        "- processor: {model}, {cores} cores; memory: {memory}; kernel: {}\n- toolchain: {}; release profile of the workspace (fat LTO)\n- PostgreSQL {} on the same machine; SQLite as bundled by sqlx\n- commit: {}{}; measured on {}\n",
-        run("uname", &["-sr"]),
-        run("rustc", &["-V"]),
+        "- processor: {model}, {cores} cores; memory: {memory}; kernel: {}\n- toolchain: {}; release profile of the workspace (fat LTO)\n- PostgreSQL {} on the same machine; SQLite as bundled by sqlx\n- commit: {commit}; measured on {}\n",
+        printed(root, "uname", &["-sr"]),
+        printed(root, "rustc", &["-V"]),
         postgres::version(postgres_url).unwrap_or_else(|_| "unknown".into()),
-        run("git", &["rev-parse", "--short", "HEAD"]),
+        printed(root, "date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+    )
+}
+
+/// The checkout's commit, and whether its tracked files have changes not committed.
+fn commit(root: &Path) -> String {
+    let dirty = !printed(
+        root,
+        "git",
+        &["status", "--porcelain", "--untracked-files=no"],
+    )
+    .is_empty();
+    format!(
+        "{}{}",
+        printed(root, "git", &["rev-parse", "--short", "HEAD"]),
         if dirty {
             " with uncommitted changes"
         } else {
             ""
-        },
-        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        }
     )
+}
+
+/// What a command printed, trimmed; "unknown" when it could not run or failed.
+fn printed(root: &Path, program: &str, arguments: &[&str]) -> String {
+    Command::new(program)
+        .args(arguments)
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
 }
