@@ -18,6 +18,9 @@ mod format;
 use format::{
     keyword_texts_load_unchanged, keywords_in_any_order, many_keywords_replace_their_names,
 };
+#[path = "bootstrap/references.rs"]
+mod references;
+use references::keywords_keep_their_references;
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/bootstrap.schema.json");
 
@@ -395,6 +398,7 @@ async fn sqlite_loads_idempotently_and_all_or_nothing() {
     keywords_in_any_order(&database, "1").await;
     many_keywords_replace_their_names(&database, "1").await;
     keyword_texts_load_unchanged(&database, "1").await;
+    keywords_keep_their_references(&database, "1").await;
 }
 
 #[tokio::test]
@@ -417,7 +421,27 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     keywords_in_any_order(&database, &suffix).await;
     many_keywords_replace_their_names(&database, &suffix).await;
     keyword_texts_load_unchanged(&database, &suffix).await;
+    keywords_keep_their_references(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
+}
+
+/// A service given a database role of its own, which may not turn triggers off, loads the same
+/// (its references checked per row).
+#[tokio::test]
+async fn postgres_loads_as_a_role_of_its_own_when_configured() {
+    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: skipped");
+        return;
+    };
+    let url = core_server::testing::plain_role_postgres_schema(&base)
+        .await
+        .expect("a schema of a role of its own");
+    let database = Database::connect(&url).await.expect("opens");
+    many_keywords_replace_their_names(&database, "1").await;
+    keywords_keep_their_references(&database, "1").await;
+    core_server::testing::drop_postgres_schema(&database)
+        .await
+        .expect("drops the schema");
 }
 
 /// Rows of every table the demo writes, by table.

@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits_field, given, invalid};
-use crate::storage::import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup};
+use crate::storage::import::{
+    self, KeywordAsset, KeywordName, KeywordRow, Lookup, ReferenceChecks,
+};
 
 /// A keyword. Its default name is the last segment of its path (D-15).
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -121,6 +123,7 @@ impl Loader<'_, '_> {
         // A keyword of a greater id than this was stored by this load and owns nothing yet
         // (the load runs alone: D-01).
         let known = import::last_keyword_id(self.transaction).await?;
+        let checks = ReferenceChecks::of(self.transaction).await?;
         let mut order: Vec<usize> = (0..keywords.len()).collect();
         order.sort_by_key(|&index| depth(&keywords[index].path));
         let mut ids = vec![0; keywords.len()];
@@ -136,7 +139,7 @@ impl Loader<'_, '_> {
                         chunk.len() - 1
                     )
                 };
-                self.keyword_chunk(keywords, chunk, &parents, &mut ids, known)
+                self.keyword_chunk(keywords, chunk, &parents, &mut ids, known, checks)
                     .await
                     .map_err(|error| error.within(record))?;
                 self.loaded.records += chunk.len();
@@ -182,7 +185,8 @@ impl Loader<'_, '_> {
 
     /// Stores one chunk of keywords of one depth (their parents have ids), with their names and
     /// asset links; writes their ids into `ids`, by index. Only keywords of ids up to `known`
-    /// were stored before the load and may own names and links to replace.
+    /// were stored before the load and may own names and links to replace. The references of
+    /// the keywords and names are checked as `checks` says, those of the links by the database.
     async fn keyword_chunk(
         &mut self,
         keywords: &[Keyword],
@@ -190,6 +194,7 @@ impl Loader<'_, '_> {
         parents: &[Parent],
         ids: &mut [i64],
         known: i64,
+        checks: ReferenceChecks,
     ) -> Result<(), BootstrapError> {
         let rows: Vec<KeywordRow> = chunk
             .iter()
@@ -209,6 +214,7 @@ impl Loader<'_, '_> {
                 }
             })
             .collect();
+        checks.suspend(self.transaction).await?;
         let stored = import::insert_keywords(self.transaction, &rows, known, &self.now).await?;
         let mut names = Vec::new();
         let mut assets = Vec::new();
@@ -227,6 +233,15 @@ impl Loader<'_, '_> {
         }
         let owners: Vec<i64> = stored.into_iter().filter(|&id| id <= known).collect();
         import::replace_keyword_names(self.transaction, &owners, &names).await?;
+        // What the chunk refers to that this load did not store: parents, and the keywords
+        // whose names were replaced.
+        let before: Vec<i64> = rows
+            .iter()
+            .filter_map(|row| row.parent_id)
+            .filter(|&parent| parent <= known)
+            .chain(owners.iter().copied())
+            .collect();
+        checks.resume(self.transaction, &before).await?;
         import::replace_keyword_assets(self.transaction, &owners, &assets).await?;
         Ok(())
     }

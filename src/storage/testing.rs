@@ -4,6 +4,33 @@
 /// connections use it (`options[search_path]`), so that a test starts from nothing on a server
 /// that keeps its data between runs.
 pub async fn fresh_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
+    create_schema(url, None).await
+}
+
+/// The role of [`plain_role_postgres_schema`]: no superuser, no grant beyond its schema.
+pub const PLAIN_ROLE: &str = "core_test_plain";
+
+/// A fresh schema ([`fresh_postgres_schema`]) owned by [`PLAIN_ROLE`] (made when missing), and
+/// a URL whose connections act as that role (`options[role]`): what a service sees that is given
+/// a database role of its own rather than a superuser.
+pub async fn plain_role_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(url).await?;
+    // Roles belong to the whole server: tests running together may make it at once.
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DO $$ BEGIN CREATE ROLE {PLAIN_ROLE} NOLOGIN; \
+         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+    )))
+    .execute(&pool)
+    .await?;
+    pool.close().await;
+    let schema_url = create_schema(url, Some(PLAIN_ROLE)).await?;
+    Ok(format!("{schema_url}&options[role]={PLAIN_ROLE}"))
+}
+
+/// Creates a schema of a unique name, owned by `owner` (none: the URL's user), and gives a URL
+/// whose connections use it.
+async fn create_schema(url: &str, owner: Option<&str>) -> Result<String, sqlx::Error> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let since = std::time::SystemTime::now()
@@ -15,12 +42,15 @@ pub async fn fresh_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
+    let authorization = owner.map_or(String::new(), |owner| format!(" AUTHORIZATION {owner}"));
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(url).await?;
     // The name is made of digits and underscores only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-        .execute(&pool)
-        .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "CREATE SCHEMA {schema}{authorization}"
+    )))
+    .execute(&pool)
+    .await?;
     pool.close().await;
     let separator = if url.contains('?') { '&' } else { '?' };
     Ok(format!("{url}{separator}options[search_path]={schema}"))

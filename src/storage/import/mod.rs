@@ -5,11 +5,13 @@ mod bulk;
 mod catalogue;
 mod glossary;
 mod records;
+mod references;
 
 pub(crate) use bulk::*;
 pub(crate) use catalogue::*;
 pub(crate) use glossary::*;
 pub(crate) use records::*;
+pub(crate) use references::ReferenceChecks;
 use sqlx::{Any, Row, Transaction};
 
 /// The load's transaction.
