@@ -14,22 +14,12 @@ pub const PLAIN_ROLE: &str = "core_test_plain";
 /// a URL whose connections act as that role (`options[role]`): what a service sees that is given
 /// a database role of its own rather than a superuser.
 pub async fn plain_role_postgres_schema(url: &str) -> Result<String, sqlx::Error> {
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(url).await?;
-    // Roles belong to the whole server: tests running together may make it at once.
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DO $$ BEGIN CREATE ROLE {PLAIN_ROLE} NOLOGIN; \
-         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
-    )))
-    .execute(&pool)
-    .await?;
-    pool.close().await;
     let schema_url = create_schema(url, Some(PLAIN_ROLE)).await?;
     Ok(format!("{schema_url}&options[role]={PLAIN_ROLE}"))
 }
 
-/// Creates a schema of a unique name, owned by `owner` (none: the URL's user), and gives a URL
-/// whose connections use it.
+/// Creates a schema of a unique name, owned by `owner` (none: the URL's user; a role made when
+/// missing, without login), and gives a URL whose connections use it.
 async fn create_schema(url: &str, owner: Option<&str>) -> Result<String, sqlx::Error> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -45,6 +35,15 @@ async fn create_schema(url: &str, owner: Option<&str>) -> Result<String, sqlx::E
     let authorization = owner.map_or(String::new(), |owner| format!(" AUTHORIZATION {owner}"));
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(url).await?;
+    if let Some(owner) = owner {
+        // Roles belong to the whole server: tests running together may make it at once.
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DO $$ BEGIN CREATE ROLE {owner} NOLOGIN; \
+             EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+        )))
+        .execute(&pool)
+        .await?;
+    }
     // The name is made of digits and underscores only.
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "CREATE SCHEMA {schema}{authorization}"

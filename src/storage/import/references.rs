@@ -36,12 +36,7 @@ impl ReferenceChecks {
         if backend_of(load) == Backend::Sqlite {
             return Ok(ReferenceChecks::PerRow);
         }
-        let role: String = sqlx::query_scalar(sql!(postgres:
-            "SELECT current_setting('session_replication_role') AS role"
-        ))
-        .fetch_one(&mut **load)
-        .await?;
-        if role != "origin" {
+        if replication_role(load).await? != "origin" {
             return Ok(ReferenceChecks::PerRow);
         }
         // Tried in a savepoint: a refusal fails the statement, and only the savepoint with it.
@@ -111,6 +106,15 @@ impl ReferenceChecks {
     }
 }
 
+/// The `session_replication_role` of the load's transaction (`origin` unless set).
+async fn replication_role(load: Load<'_, '_>) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar(sql!(postgres:
+        "SELECT current_setting('session_replication_role') AS role"
+    ))
+    .fetch_one(&mut **load)
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,16 +122,6 @@ mod tests {
         storage::Database,
         testing::{configured_postgres_schema, drop_postgres_schema, plain_role_postgres_schema},
     };
-
-    /// The replication role of the load's transaction.
-    async fn replication_role(load: Load<'_, '_>) -> String {
-        sqlx::query_scalar(sql!(postgres:
-            "SELECT current_setting('session_replication_role') AS role"
-        ))
-        .fetch_one(&mut **load)
-        .await
-        .expect("the setting")
-    }
 
     #[tokio::test]
     async fn sqlite_leaves_its_checks_to_each_row() {
@@ -162,9 +156,15 @@ mod tests {
         if superuser == "on" {
             assert_eq!(checks, ReferenceChecks::PerChunk);
             checks.suspend(&mut load).await.expect("suspended");
-            assert_eq!(replication_role(&mut load).await, "replica");
+            assert_eq!(
+                replication_role(&mut load).await.expect("the setting"),
+                "replica"
+            );
             checks.resume(&mut load, &[]).await.expect("resumed");
-            assert_eq!(replication_role(&mut load).await, "origin");
+            assert_eq!(
+                replication_role(&mut load).await.expect("the setting"),
+                "origin"
+            );
             checks.suspend(&mut load).await.expect("suspended");
             let gone = checks.resume(&mut load, &[1, 1]).await;
             assert!(matches!(gone, Err(sqlx::Error::RowNotFound)), "{gone:?}");
@@ -187,7 +187,10 @@ mod tests {
         let mut load = database.write().await.expect("a transaction");
         let checks = ReferenceChecks::of(&mut load).await.expect("decided");
         assert_eq!(checks, ReferenceChecks::PerRow);
-        assert_eq!(replication_role(&mut load).await, "origin");
+        assert_eq!(
+            replication_role(&mut load).await.expect("the setting"),
+            "origin"
+        );
         assert_eq!(
             crate::storage::import::last_keyword_id(&mut load)
                 .await
