@@ -525,11 +525,12 @@ async fn migrate(from: &str, to: &str) -> anyhow::Result<()> {
     target.close().await;
     let copied = copied?;
     say(&format!(
-        "core-server: migrated {} into {} ({} rows in {} tables)",
+        "core-server: migrated {} into {} ({} rows in {} tables{})",
         shown(from),
         shown(to),
         copied.rows,
-        copied.tables
+        copied.tables,
+        copied.references.note()
     ));
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! is carried as, sequences and self-references marked, and each table after the tables it
 //! refers to. A migration that adds a table or a column fails here until the list has it.
 //! And the command: `core-server migrate` copies a database a token works on, and refuses a
-//! target that holds anything. (What a copy answers: the contract suite's `migrate`.)
+//! target that holds anything; into PostgreSQL a
+//! row that refers to nothing fails the copy, whether the references are checked once after it
+//! or row by row. (What a copy answers: the contract suite's `migrate`.)
 
 mod support;
 
@@ -175,6 +177,30 @@ async fn the_copied_tables_are_the_postgres_schema() {
     database.close().await;
 }
 
+/// Runs `core-server migrate`.
+fn migrate(from: &str, to: &str) -> std::process::Output {
+    std::process::Command::new(binary())
+        .args(["migrate", "--from", from, "--to", to])
+        .output()
+        .expect("core-server runs")
+}
+
+/// A server on the database answers the demo's six keywords to the token.
+fn the_token_reads_the_demo_keywords(database_url: &str, token: &str) {
+    let (server, address) = serve(database_url);
+    let body = r#"{"path":"/","level":-1}"#;
+    let request = format!(
+        "POST /api/core/v1/common/keywords/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token.trim(),
+        body.len()
+    );
+    let (status, answer) = exchange(&address, &request);
+    assert_eq!(status, 200, "the token was carried: {answer}");
+    assert_eq!(answer.matches("\"path\"").count(), 6, "{answer}");
+    drop(server);
+}
+
 #[test]
 fn migrate_copies_a_database_and_refuses_a_target_that_is_not_empty() {
     let folder = std::env::temp_dir().join(format!("core-server-migrate-{}", std::process::id()));
@@ -191,13 +217,7 @@ fn migrate_copies_a_database_and_refuses_a_target_that_is_not_empty() {
         &from,
     );
     let token = String::from_utf8(issued.stdout).expect("UTF-8");
-    let migrate = || {
-        std::process::Command::new(binary())
-            .args(["migrate", "--from", &from, "--to", &to])
-            .output()
-            .expect("core-server runs")
-    };
-    let output = migrate();
+    let output = migrate(&from, &to);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(
@@ -209,25 +229,101 @@ fn migrate_copies_a_database_and_refuses_a_target_that_is_not_empty() {
         "{stderr}"
     );
 
-    let (server, address) = serve(&to);
-    let body = r#"{"path":"/","level":-1}"#;
-    let request = format!(
-        "POST /api/core/v1/common/keywords/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        token.trim(),
-        body.len()
-    );
-    let (status, answer) = exchange(&address, &request);
-    assert_eq!(status, 200, "the token was carried: {answer}");
-    assert_eq!(answer.matches("\"path\"").count(), 6, "{answer}");
-    drop(server);
+    the_token_reads_the_demo_keywords(&to, &token);
 
-    let output = migrate();
+    let output = migrate(&from, &to);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(
         stderr.contains("the target database is not empty (its table users holds rows)"),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// Into PostgreSQL, as the configured role (a superuser in CI: the references are checked once
+/// after the copy) and as a role of its own (row by row): every copied table holds the source's
+/// rows and the migrated token works. A source row that refers to a row the source does not
+/// hold fails the copy with the per-row check's words either way, and leaves the target empty.
+#[tokio::test(flavor = "multi_thread")]
+async fn migrate_into_postgres_checks_every_reference_once_or_per_row() {
+    let Ok(base) = std::env::var("CORE_TEST_POSTGRES_URL") else {
+        eprintln!("CORE_TEST_POSTGRES_URL is not set: skipped");
+        return;
+    };
+    let folder =
+        std::env::temp_dir().join(format!("core-server-migrate-pg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let (from, broken) = (
+        format!("sqlite://{}/from.db", folder.display()),
+        format!("sqlite://{}/broken.db", folder.display()),
+    );
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/demo.json");
+    for source in [&from, &broken] {
+        assert!(core_server(&["import", demo], source).status.success());
+    }
+    let issued = core_server(
+        &["token", "issue", "--user", "ops", "--role", "admin"],
+        &from,
+    );
+    let token = String::from_utf8(issued.stdout).expect("UTF-8");
+    // A name of a keyword the source does not hold, written past SQLite's checks.
+    let dangling = rusqlite::Connection::open(folder.join("broken.db")).expect("opens");
+    dangling
+        .execute_batch(
+            "PRAGMA foreign_keys = OFF; \
+             INSERT INTO keyword_names (keyword_id, loc, name) VALUES (999999, 'en_GB', 'gone')",
+        )
+        .expect("a dangling name");
+    drop(dangling);
+
+    let mut targets = vec![(
+        core_server::testing::fresh_postgres_schema(&base)
+            .await
+            .expect("a schema"),
+        "references checked once, after the copy",
+    )];
+    match core_server::testing::plain_role_postgres_schema(&base).await {
+        Ok(plain) => targets.push((plain, "references checked row by row")),
+        Err(error) => eprintln!("no role of its own could be made ({error}): per row not tried"),
+    }
+    for (to, how) in targets {
+        let refused = migrate(&broken, &to);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{stderr}");
+        for words in [
+            "insert or update on table \"keyword_names\" violates foreign key constraint \"keyword_names_keyword_id_fkey\"",
+            "nothing was written",
+        ] {
+            assert!(stderr.contains(words), "{stderr}");
+        }
+        let copied = migrate(&from, &to);
+        let stderr = String::from_utf8_lossy(&copied.stderr);
+        assert!(copied.status.success(), "{stderr}");
+        assert!(stderr.contains(how), "{stderr}");
+
+        let (source, target) = (
+            Database::connect(&from).await.expect("the source"),
+            Database::connect(&to).await.expect("the target"),
+        );
+        for table in TABLES {
+            let count = format!("SELECT CAST(COUNT(*) AS BIGINT) FROM {}", table.name);
+            let mut counts = Vec::new();
+            for database in [&source, &target] {
+                let rows: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(count.clone()))
+                    .fetch_one(database.reads())
+                    .await
+                    .expect("counted");
+                counts.push(rows);
+            }
+            assert_eq!(counts[0], counts[1], "{}: source and target", table.name);
+        }
+        source.close().await;
+
+        the_token_reads_the_demo_keywords(&to, &token);
+        let _ = core_server::testing::drop_postgres_schema(&target).await;
+        target.close().await;
+    }
     let _ = std::fs::remove_dir_all(&folder);
 }

@@ -4,9 +4,11 @@
 //!
 //! The source is read in one snapshot (one read transaction: a server may keep serving it, but
 //! writes after the start are not carried); the target is written in one transaction under the
-//! batch lock and must be empty, so a failed or refused migrate leaves it as it was. Rows are
-//! streamed table by table ([`TABLES`], each after the tables it refers to) and written
-//! [`BATCH_ROWS`] at a time as one JSON array, so memory stays bounded whatever the size.
+//! batch lock and must be empty, so a failed or refused migrate leaves it as it was. Where the
+//! target's role may, its foreign keys are checked once after the copy rather than per row
+//! ([`import::ReferenceChecks`]). Rows are streamed table by table ([`TABLES`], each after the
+//! tables it refers to) and written [`BATCH_ROWS`] at a time as one JSON array, so memory stays
+//! bounded whatever the size.
 //! Each sequence continues after the greater of the source's position and the largest id
 //! copied: an id a deleted record had is not handed out again. On PostgreSQL every table is
 //! analyzed before the commit ([`analyze`]), so that the instances plan their first requests
@@ -54,6 +56,34 @@ pub struct Transferred {
     pub tables: usize,
     /// Rows copied.
     pub rows: u64,
+    /// How the target's foreign keys were checked.
+    pub references: References,
+}
+
+/// How a copy's references were checked (D-60), which the command's last line says.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum References {
+    /// By SQLite, in each statement.
+    #[default]
+    InEachStatement,
+    /// By PostgreSQL, row by row: the target's role may not set `session_replication_role`.
+    RowByRow,
+    /// Once, after the copy.
+    OnceAfter,
+}
+
+impl References {
+    /// What the command's last line adds about them (nothing on SQLite).
+    pub fn note(self) -> &'static str {
+        match self {
+            References::InEachStatement => "",
+            References::RowByRow => {
+                "; references checked row by row, since the target's role may not set \
+                 session_replication_role: see Moving to PostgreSQL in the README"
+            }
+            References::OnceAfter => "; references checked once, after the copy",
+        }
+    }
 }
 
 /// Copies every row of `from` into `to`, which must be empty, reporting each table as it goes.
@@ -72,7 +102,19 @@ pub async fn copy(
         }
     }
     import::widen_cache(&mut target).await?;
-    let mut transferred = Transferred::default();
+    // The target is empty and locked: every row it will hold is written here, so the copy's
+    // references can be checked once at its end rather than row by row (D-01).
+    let checks = import::ReferenceChecks::of(&mut target).await?;
+    checks.suspend(&mut target).await?;
+    let references = match (checks, to.backend()) {
+        (import::ReferenceChecks::Deferred, _) => References::OnceAfter,
+        (import::ReferenceChecks::PerRow, Backend::Postgres) => References::RowByRow,
+        (import::ReferenceChecks::PerRow, Backend::Sqlite) => References::InEachStatement,
+    };
+    let mut transferred = Transferred {
+        references,
+        ..Transferred::default()
+    };
     for table in TABLES {
         let total = count(&mut snapshot, table).await?;
         progress.start(table.name, total);
@@ -87,6 +129,7 @@ pub async fn copy(
             transferred.rows += total;
         }
     }
+    checks.resume_all(&mut target).await?;
     analyze(&mut target).await?;
     import::narrow_cache(&mut target).await?;
     target.commit().await?;
