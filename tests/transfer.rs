@@ -3,7 +3,7 @@
 //! is carried as, sequences and self-references marked, and each table after the tables it
 //! refers to. A migration that adds a table or a column fails here until the list has it.
 //! And the command: `core-server migrate` copies a database a token works on, and refuses a
-//! target that holds anything; into PostgreSQL a
+//! target that holds anything; tables of several batches arrive row for row; into PostgreSQL a
 //! row that refers to nothing fails the copy, whether the references are checked once after it
 //! or row by row. (What a copy answers: the contract suite's `migrate`.)
 
@@ -324,6 +324,76 @@ async fn migrate_into_postgres_checks_every_reference_once_or_per_row() {
         the_token_reads_the_demo_keywords(&to, &token);
         let _ = core_server::testing::drop_postgres_schema(&target).await;
         target.close().await;
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// Tables of several batches are copied whole and in order: 9,000 keywords (three batches of
+/// 4,096 rows at most) with two names each (five), read from SQLite while the last batch is
+/// written, arrive with every column as they were.
+#[test]
+fn migrate_copies_tables_of_many_batches_row_for_row() {
+    let folder =
+        std::env::temp_dir().join(format!("core-server-migrate-many-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let keywords: Vec<serde_json::Value> = (0..9_000)
+        .map(|at| {
+            let path = if at < 90 { format!("/r{at}") } else { format!("/r{}/k{at}", at % 90) };
+            serde_json::json!({"path": path, "names": {"en_GB": format!("en {at}"), "de_DE": format!("de {at}")}})
+        })
+        .collect();
+    let document = serde_json::json!({
+        "locales": [
+            {"tid": "en_GB", "language": "en", "country": "GB", "name": "English"},
+            {"tid": "de_DE", "language": "de", "country": "DE", "name": "Deutsch"}
+        ],
+        "keywords": keywords,
+    });
+    let file = folder.join("keywords.json");
+    std::fs::write(&file, document.to_string()).expect("the document");
+    let (from, to) = (folder.join("from.db"), folder.join("to.db"));
+    let url = |path: &std::path::Path| format!("sqlite://{}", path.display());
+    let imported = core_server(&["import", &file.display().to_string()], &url(&from));
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let migrated = migrate(&url(&from), &url(&to));
+    assert!(
+        migrated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+    let rows = |path: &std::path::Path, select: &str| -> Vec<String> {
+        let connection = rusqlite::Connection::open(path).expect("opens");
+        let mut statement = connection.prepare(select).expect("prepared");
+        let width = statement.column_count();
+        statement
+            .query_map([], |row| {
+                (0..width)
+                    .map(|at| {
+                        row.get::<_, rusqlite::types::Value>(at)
+                            .map(|value| format!("{value:?}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|values| values.join("|"))
+            })
+            .expect("read")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("rows")
+    };
+    for (select, count) in [
+        ("SELECT * FROM keywords ORDER BY id", 9_000),
+        (
+            "SELECT * FROM keyword_names ORDER BY keyword_id, loc",
+            18_000,
+        ),
+    ] {
+        let copied = rows(&to, select);
+        assert_eq!(copied.len(), count, "{select}");
+        assert_eq!(copied, rows(&from, select), "{select}");
     }
     let _ = std::fs::remove_dir_all(&folder);
 }

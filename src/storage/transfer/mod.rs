@@ -7,8 +7,8 @@
 //! batch lock and must be empty, so a failed or refused migrate leaves it as it was. Where the
 //! target's role may, its foreign keys are checked once after the copy rather than per row
 //! ([`import::ReferenceChecks`]). Rows are streamed table by table ([`TABLES`], each after the
-//! tables it refers to) and written [`BATCH_ROWS`] at a time as one JSON array, so memory stays
-//! bounded whatever the size.
+//! tables it refers to) and written [`BATCH_ROWS`] at a time as one JSON array, the next batch
+//! read while the last is written, so memory stays bounded whatever the size.
 //! Each sequence continues after the greater of the source's position and the largest id
 //! copied: an id a deleted record had is not handed out again. On PostgreSQL every table is
 //! analyzed before the commit ([`analyze`]), so that the instances plan their first requests
@@ -176,8 +176,10 @@ pub(crate) async fn count(
     Ok(u64::try_from(count).unwrap_or(0))
 }
 
-/// Streams a table's rows from `source` into `target`, a batch at a time; the largest `id`
-/// copied (0 when none, or its ids come from no sequence).
+/// Streams a table's rows from `source` into `target`, a batch at a time, reading the next
+/// batch while the last one is written (the source's reads and the target's writes overlap, at
+/// most two batches held); the largest `id` copied (0 when none, or its ids come from no
+/// sequence).
 async fn copy_table(
     source: &mut AnyConnection,
     target: &mut AnyConnection,
@@ -188,17 +190,27 @@ async fn copy_table(
         Backend::Sqlite => table.insert_sqlite,
         Backend::Postgres => table.insert_postgres,
     };
-    let mut batch = Batch::default();
-    let mut largest = 0;
     let mut rows = sqlx::query(table.select).fetch(source);
-    while let Some(row) = rows.try_next().await? {
-        largest = largest.max(batch.push(table, &row)?);
-        if batch.rows >= BATCH_ROWS || batch.json.len() >= BATCH_BYTES {
-            progress.advance(batch.write(insert, target).await?);
+    let (mut largest, mut ended) = (0, false);
+    let mut read = Batch::default();
+    loop {
+        let mut next = Batch::default();
+        let reading = async {
+            while !ended && !next.is_full() {
+                match rows.try_next().await? {
+                    Some(row) => largest = largest.max(next.push(table, &row)?),
+                    None => ended = true,
+                }
+            }
+            Ok::<_, sqlx::Error>(())
+        };
+        let (written, ()) = futures_util::try_join!(read.write(insert, target), reading)?;
+        progress.advance(written);
+        if next.rows == 0 {
+            return Ok(largest);
         }
+        read = next;
     }
-    progress.advance(batch.write(insert, target).await?);
-    Ok(largest)
 }
 
 /// Rows read and not yet written: a JSON array of objects, one per row, keyed by column.
@@ -250,6 +262,11 @@ impl Batch {
         self.json.push(b'}');
         self.rows += 1;
         Ok(id)
+    }
+
+    /// Whether a statement's worth of rows is held.
+    fn is_full(&self) -> bool {
+        self.rows >= BATCH_ROWS || self.json.len() >= BATCH_BYTES
     }
 
     /// Writes the rows held, if any, and empties the batch; how many.
