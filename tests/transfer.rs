@@ -177,6 +177,14 @@ async fn the_copied_tables_are_the_postgres_schema() {
     database.close().await;
 }
 
+/// An empty folder of this process for a test's databases.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let folder = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    folder
+}
+
 /// Runs `core-server migrate`.
 fn migrate(from: &str, to: &str) -> std::process::Output {
     std::process::Command::new(binary())
@@ -203,9 +211,7 @@ fn the_token_reads_the_demo_keywords(database_url: &str, token: &str) {
 
 #[test]
 fn migrate_copies_a_database_and_refuses_a_target_that_is_not_empty() {
-    let folder = std::env::temp_dir().join(format!("core-server-migrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a folder");
+    let folder = scratch("core-server-migrate");
     let (from, to) = (
         format!("sqlite://{}/from.db", folder.display()),
         format!("sqlite://{}/to.db", folder.display()),
@@ -251,10 +257,7 @@ async fn migrate_into_postgres_checks_every_reference_once_or_per_row() {
         eprintln!("CORE_TEST_POSTGRES_URL is not set: skipped");
         return;
     };
-    let folder =
-        std::env::temp_dir().join(format!("core-server-migrate-pg-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a folder");
+    let folder = scratch("core-server-migrate-pg");
     let (from, broken) = (
         format!("sqlite://{}/from.db", folder.display()),
         format!("sqlite://{}/broken.db", folder.display()),
@@ -333,10 +336,7 @@ async fn migrate_into_postgres_checks_every_reference_once_or_per_row() {
 /// written, arrive with every column as they were.
 #[test]
 fn migrate_copies_tables_of_many_batches_row_for_row() {
-    let folder =
-        std::env::temp_dir().join(format!("core-server-migrate-many-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a folder");
+    let folder = scratch("core-server-migrate-many");
     let keywords: Vec<serde_json::Value> = (0..9_000)
         .map(|at| {
             let path = if at < 90 { format!("/r{at}") } else { format!("/r{}/k{at}", at % 90) };

@@ -1,5 +1,5 @@
-//! How the references of the rows a load writes are checked (D-01). PostgreSQL's foreign keys
-//! check each row as it is written, a lookup and a row lock each (13 of the 21 s that
+//! How the references of the rows a load writes are checked (D-01, D-60). PostgreSQL's foreign
+//! keys check each row as it is written, a lookup and a row lock each (13 of the 21 s that
 //! PostgreSQL alone takes to store a million keywords with two names each, however they are
 //! sent). A role that may set `session_replication_role` writes with those checks off
 //! (`replica` turns off every trigger but those marked `ALWAYS` or `REPLICA`; none is) and then

@@ -103,7 +103,7 @@ pub async fn copy(
     }
     import::widen_cache(&mut target).await?;
     // The target is empty and locked: every row it will hold is written here, so the copy's
-    // references can be checked once at its end rather than row by row (D-01).
+    // references can be checked once at its end rather than row by row (D-60).
     let checks = import::ReferenceChecks::of(&mut target).await?;
     checks.suspend(&mut target).await?;
     let references = match (checks, to.backend()) {
