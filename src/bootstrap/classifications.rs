@@ -2,8 +2,6 @@
 //! their domain values. Classifications also have operations that write them; declaring them here
 //! serves test setups and the demo.
 
-use std::collections::BTreeMap;
-
 use crate::storage::import::{
     self, ClassificationRow, Lookup, Names, NodeAttributeRow, NodeRow, Owned,
 };
@@ -12,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Bootstrap, BootstrapError, Checks, Loader, counted, fits, given, invalid, is_false, name,
-    non_empty,
+    Bootstrap, BootstrapError, Checks, Loader, Localized, counted, fits, given, invalid, is_false,
+    name, non_empty,
 };
 pub(crate) use crate::storage::nodes::MAX_DEPTH;
 
@@ -34,8 +32,8 @@ pub struct Classification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modified_at: Option<String>,
     /// Localized names, by locale tid; the key `""` is the default name (replaced on a second load).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub names: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Localized::is_empty")]
+    pub names: Localized,
     /// Its nodes (parents first, whatever their place in the document): the root is `/<tid>`
     /// (replaced names, upserted nodes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -57,8 +55,8 @@ pub struct ClassificationNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<i64>,
     /// Localized names, by locale tid; the key `""` is the default name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub names: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Localized::is_empty")]
+    pub names: Localized,
     /// Its attributes, by attribute definition.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attributes: Vec<NodeAttribute>,
@@ -149,8 +147,8 @@ pub struct DomainValue {
     /// The identifier.
     pub tid: String,
     /// Its texts, by locale tid.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub names: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Localized::is_empty")]
+    pub names: Localized,
 }
 
 /// Checks a node: its path, names, and its attributes' keys and domain values.

@@ -1,13 +1,15 @@
 //! Keywords: a tree by path, with localized names and asset links (D-15).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use core_api::tables;
 use core_api_support::Field;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Bootstrap, BootstrapError, Checks, Loader, counted, fits_field, given, invalid};
+use super::{
+    Bootstrap, BootstrapError, Checks, Loader, Localized, counted, fits_field, given, invalid,
+};
 use crate::storage::import::{
     self, KeywordAsset, KeywordName, KeywordRow, Lookup, ReferenceChecks,
 };
@@ -30,8 +32,8 @@ pub struct Keyword {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
     /// Localized names, by locale tid (replaced on a second load).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub names: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Localized::is_empty")]
+    pub names: Localized,
     /// Linked assets, by `tid` (replaced on a second load).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assets: Vec<String>,

@@ -40,6 +40,7 @@ mod fields;
 mod glossaries;
 mod keywords;
 mod locales;
+mod localized;
 mod messages;
 mod peos;
 mod products;
@@ -57,6 +58,7 @@ pub use classifications::{
 pub use glossaries::{Glossary, GlossaryEntry, Translation};
 pub use keywords::Keyword;
 pub use locales::Locale;
+pub use localized::Localized;
 pub use messages::Message;
 pub use peos::Peo;
 pub use products::{Product, ProductAsset};
@@ -231,11 +233,14 @@ pub async fn load_file_reporting(
     progress: &mut dyn Progress,
 ) -> Result<Loaded, BootstrapError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| BootstrapError::Read {
-        path: shown.clone(),
-        source,
-    })?;
-    let document = version::read(&text, &shown)?;
+    // The text is let go once read: the document's records are its own copy.
+    let document = {
+        let text = std::fs::read_to_string(path).map_err(|source| BootstrapError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        version::read(&text, &shown)?
+    };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_reporting(database, &document, &folder, progress).await
 }

@@ -1,12 +1,13 @@
 //! Classifications, each with its nodes written as they are read (a classification may hold
 //! many), every node with its names, attributes (with domain values) and products.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::{ExportError, Kinds, by, span, take_own};
 use crate::{
     bootstrap::{
-        Classification, ClassificationNode, Classified, DomainValue, NodeAttribute, PlacedProduct,
+        Classification, ClassificationNode, Classified, DomainValue, Localized, NodeAttribute,
+        PlacedProduct,
     },
     storage::export::{
         self, Chunked, ClassificationRow, DomainValueRow, NodeAttributeRow, NodeRow, Owned,
@@ -94,7 +95,7 @@ impl Kinds<'_, '_> {
 }
 
 /// Names by locale.
-fn localized(rows: Vec<OwnedRow>) -> BTreeMap<String, String> {
+fn localized(rows: Vec<OwnedRow>) -> Localized {
     rows.into_iter().map(|row| (row.key, row.value)).collect()
 }
 
