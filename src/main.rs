@@ -482,9 +482,10 @@ async fn import(file: &std::path::Path, database_url: &str) -> anyhow::Result<()
         .await
         .map_err(|error| anyhow::anyhow!("nothing was imported: {error}"))?;
     say(&format!(
-        "core-server: imported {} ({} records inserted or updated)",
+        "core-server: imported {} ({} records inserted or updated{})",
         file.display(),
-        loaded.records
+        loaded.records,
+        loaded.references.import_note()
     ));
     Ok(())
 }

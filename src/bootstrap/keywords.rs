@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 use super::{
     Bootstrap, BootstrapError, Checks, Loader, Localized, counted, fits_field, given, invalid,
 };
-use crate::storage::import::{
-    self, KeywordAsset, KeywordName, KeywordRow, Lookup, ReferenceChecks,
+use crate::storage::{
+    backend_of,
+    import::{self, KeywordAsset, KeywordName, KeywordRow, Lookup, ReferenceChecks},
+    transfer::References,
 };
 
 /// A keyword. Its default name is the last segment of its path (D-15).
@@ -126,6 +128,9 @@ impl Loader<'_, '_> {
         // (the load runs alone: D-01).
         let known = import::last_keyword_id(self.transaction).await?;
         let checks = ReferenceChecks::of(self.transaction).await?;
+        if !keywords.is_empty() {
+            self.loaded.references = References::of(checks, backend_of(self.transaction));
+        }
         let mut order: Vec<usize> = (0..keywords.len()).collect();
         order.sort_by_key(|&index| depth(&keywords[index].path));
         let mut ids = vec![0; keywords.len()];

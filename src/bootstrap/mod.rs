@@ -219,6 +219,8 @@ impl BootstrapError {
 pub struct Loaded {
     /// Records inserted or updated.
     pub records: usize,
+    /// How the references of its keywords and names were checked (none written: as on SQLite).
+    pub references: transfer::References,
 }
 
 /// Reads and loads a bootstrap file; binary files are resolved next to it.

@@ -1,7 +1,10 @@
 //! What the format allows: keywords whose parents come anywhere in the document, and a version
 //! a newer document is refused by.
 
-use core_server::{bootstrap, storage::Database};
+use core_server::{
+    bootstrap,
+    storage::{Database, transfer::References},
+};
 use serde_json::{Value, json};
 
 use super::{count, folder, write};
@@ -56,8 +59,13 @@ pub(crate) async fn keywords_in_any_order(database: &Database, suffix: &str) {
 
 /// Siblings beyond one bound statement's rows (SQLite's is 1,024) are numbered in document
 /// order, and a second load replaces the names of every one of them, also of those a load
-/// before it stored.
-pub(crate) async fn many_keywords_replace_their_names(database: &Database, suffix: &str) {
+/// before it stored; each load says its keywords' and names' references were checked as
+/// `checked` says.
+pub(crate) async fn many_keywords_replace_their_names(
+    database: &Database,
+    suffix: &str,
+    checked: References,
+) {
     const SIBLINGS: usize = 2_500;
     let folder = folder(&format!("many{}", suffix.len()));
     let root = format!("/Many{suffix}");
@@ -78,9 +86,11 @@ pub(crate) async fn many_keywords_replace_their_names(database: &Database, suffi
         )
         .await
     };
-    load(&|index| json!({"de_DE": format!("{index} (de)"), "en_GB": format!("{index} (en)")}))
-        .await
-        .expect("the first load");
+    let first =
+        load(&|index| json!({"de_DE": format!("{index} (de)"), "en_GB": format!("{index} (en)")}))
+            .await
+            .expect("the first load");
+    assert_eq!(first.references, checked);
     assert_eq!(names_below().await, 2 * SIBLINGS as i64);
     for index in [0, 1023, 1024, 2047, 2048, SIBLINGS - 1] {
         assert_eq!(
@@ -94,9 +104,10 @@ pub(crate) async fn many_keywords_replace_their_names(database: &Database, suffi
             "sibling {index}"
         );
     }
-    load(&|index| json!({"en_GB": format!("{index} (en, again)")}))
+    let second = load(&|index| json!({"en_GB": format!("{index} (en, again)")}))
         .await
         .expect("the second load");
+    assert_eq!(second.references, checked);
     assert_eq!(names_below().await, SIBLINGS as i64);
     let _ = std::fs::remove_dir_all(&folder);
 }

@@ -60,20 +60,31 @@ pub struct Transferred {
     pub references: References,
 }
 
-/// How a copy's references were checked (D-60), which the command's last line says.
+/// How a load's references were checked (D-60): a copy's, which `migrate`'s last line says, or
+/// an import's keywords' and names', which `import`'s last line says.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum References {
     /// By SQLite, in each statement.
     #[default]
     InEachStatement,
-    /// By PostgreSQL, row by row: the target's role may not set `session_replication_role`.
+    /// By PostgreSQL, row by row: the role may not set `session_replication_role`.
     RowByRow,
-    /// Once, after the copy.
-    OnceAfter,
+    /// By the load itself, with PostgreSQL's checks off while it writes: once after a copy,
+    /// chunk by chunk of keywords and names in an import.
+    Deferred,
 }
 
 impl References {
-    /// What the command's last line adds about them (nothing on SQLite).
+    /// How a load into `backend` checks its references, as `checks` says.
+    pub(crate) fn of(checks: import::ReferenceChecks, backend: Backend) -> References {
+        match (checks, backend) {
+            (import::ReferenceChecks::Deferred, _) => References::Deferred,
+            (import::ReferenceChecks::PerRow, Backend::Postgres) => References::RowByRow,
+            (import::ReferenceChecks::PerRow, Backend::Sqlite) => References::InEachStatement,
+        }
+    }
+
+    /// What `migrate`'s last line adds about a copy's (nothing on SQLite).
     pub fn note(self) -> &'static str {
         match self {
             References::InEachStatement => "",
@@ -81,7 +92,19 @@ impl References {
                 "; references checked row by row, since the target's role may not set \
                  session_replication_role: see Moving to PostgreSQL in the README"
             }
-            References::OnceAfter => "; references checked once, after the copy",
+            References::Deferred => "; references checked once, after the copy",
+        }
+    }
+
+    /// What `import`'s last line adds about its keywords' and names' (nothing on SQLite).
+    pub fn import_note(self) -> &'static str {
+        match self {
+            References::InEachStatement => "",
+            References::RowByRow => {
+                "; keywords and names checked row by row, since the database role may not set \
+                 session_replication_role: see Reference data in the README"
+            }
+            References::Deferred => "; keywords and names checked chunk by chunk",
         }
     }
 }
@@ -106,13 +129,8 @@ pub async fn copy(
     // references can be checked once at its end rather than row by row (D-60).
     let checks = import::ReferenceChecks::of(&mut target).await?;
     checks.suspend(&mut target).await?;
-    let references = match (checks, to.backend()) {
-        (import::ReferenceChecks::Deferred, _) => References::OnceAfter,
-        (import::ReferenceChecks::PerRow, Backend::Postgres) => References::RowByRow,
-        (import::ReferenceChecks::PerRow, Backend::Sqlite) => References::InEachStatement,
-    };
     let mut transferred = Transferred {
-        references,
+        references: References::of(checks, to.backend()),
         ..Transferred::default()
     };
     for table in TABLES {
