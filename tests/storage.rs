@@ -1,7 +1,7 @@
 //! The database opens on both backends: SQLite always, PostgreSQL when `CORE_TEST_POSTGRES_URL`
 //! names a server (`.ci/run` sets it when one answers).
 
-use core_server::storage::{Backend, Database};
+use core_server::storage::{Backend, Database, StorageError};
 
 #[tokio::test]
 async fn sqlite_file_opens_and_answers() {
@@ -13,6 +13,45 @@ async fn sqlite_file_opens_and_answers() {
     assert_eq!(database.backend(), Backend::Sqlite);
     database.ping().await.expect("answers");
     assert!(folder.join("nested/core.db").exists());
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// A database a newer core-server migrated (it holds a migration this one does not know) is
+/// refused at start with what to do, not with the migrator's words.
+#[tokio::test]
+async fn a_database_of_a_newer_core_server_is_refused_naming_its_migration() {
+    let folder = std::env::temp_dir().join(format!("core-server-newer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let url = format!("sqlite://{}/core.db", folder.display());
+    let database = Database::connect(&url).await.expect("opens");
+    database.close().await;
+    let file = rusqlite::Connection::open(folder.join("core.db")).expect("opens the file");
+    let known: i64 = file
+        .query_row("SELECT max(version) FROM _sqlx_migrations", [], |row| {
+            row.get(0)
+        })
+        .expect("the last migration");
+    file.execute(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         SELECT version + 1, 'of a newer core-server', success, checksum, execution_time \
+         FROM _sqlx_migrations WHERE version = ?1",
+        [known],
+    )
+    .expect("a migration of a newer core-server");
+    drop(file);
+    let refused = Database::connect(&url).await.expect_err("refused");
+    assert!(
+        matches!(refused, StorageError::Newer { applied, known: said } if applied == known + 1 && said == known),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "the database holds migration {}, and this core-server knows migrations up to {known}: \
+             a newer core-server migrated it; run that version or a newer one",
+            known + 1
+        )
+    );
     let _ = std::fs::remove_dir_all(&folder);
 }
 

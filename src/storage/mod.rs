@@ -72,6 +72,18 @@ pub enum StorageError {
     /// The schema could not be brought up to date.
     #[error("cannot migrate the database: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database was migrated by a newer core-server: it holds a migration this one does not
+    /// know, whose schema this one was not written for.
+    #[error(
+        "the database holds migration {applied}, and this core-server knows migrations up to \
+         {known}: a newer core-server migrated it; run that version or a newer one"
+    )]
+    Newer {
+        /// The migration the database holds that this core-server does not know.
+        applied: i64,
+        /// The last migration this core-server knows.
+        known: i64,
+    },
 }
 
 /// The key of PostgreSQL's advisory lock between batches ("corebtch" in ASCII).
@@ -195,7 +207,18 @@ impl Database {
             Backend::Sqlite => &SQLITE_MIGRATIONS,
             Backend::Postgres => &POSTGRES_MIGRATIONS,
         };
-        migrations.run(&database.writes).await?;
+        let known = migrations.iter().map(|migration| migration.version).max();
+        migrations
+            .run(&database.writes)
+            .await
+            .map_err(|error| match (error, known) {
+                (sqlx::migrate::MigrateError::VersionMissing(applied), Some(known))
+                    if applied > known =>
+                {
+                    StorageError::Newer { applied, known }
+                }
+                (other, _) => StorageError::Migrate(other),
+            })?;
         Ok(database)
     }
 
