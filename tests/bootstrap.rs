@@ -20,7 +20,7 @@ use format::{
 };
 #[path = "bootstrap/references.rs"]
 mod references;
-use references::keywords_keep_their_references;
+use references::{keywords_keep_their_references, new_keywords_take_ids_never_held};
 
 const SCHEMA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/bootstrap.schema.json");
 
@@ -399,6 +399,7 @@ async fn sqlite_loads_idempotently_and_all_or_nothing() {
     many_keywords_replace_their_names(&database, "1", References::InEachStatement).await;
     keyword_texts_load_unchanged(&database, "1").await;
     keywords_keep_their_references(&database, "1").await;
+    new_keywords_take_ids_never_held(&database, "1").await;
 }
 
 #[tokio::test]
@@ -423,6 +424,7 @@ async fn postgres_loads_idempotently_and_all_or_nothing_when_configured() {
     many_keywords_replace_their_names(&database, &suffix, References::Deferred).await;
     keyword_texts_load_unchanged(&database, &suffix).await;
     keywords_keep_their_references(&database, &suffix).await;
+    new_keywords_take_ids_never_held(&database, &suffix).await;
     eprintln!("bootstrap was tested on PostgreSQL too");
 }
 

@@ -1,9 +1,10 @@
 //! The references of the keywords a load writes hold however they were checked (per row, or
 //! per chunk with PostgreSQL's triggers off: `storage/import/references.rs`): across chunks,
 //! under keywords stored before, for names replaced; and the foreign keys still act after it.
+//! A keyword's names are stored under the id its path was given, however that id was chosen.
 
 use core_server::{bootstrap, storage::Database};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{count, folder, write};
 
@@ -58,6 +59,47 @@ pub(crate) async fn keywords_keep_their_references(database: &Database, suffix: 
     assert_eq!(count(database, keywords, &below).await, 0);
     for query in dangling {
         assert_eq!(count(database, query, "any").await, 0, "{query}");
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// A keyword stored without an id takes one no keyword held before, also when the last one was
+/// removed; a keyword given an id keeps it; and each keyword's names are stored under its own
+/// id, whatever ids the keywords around it in the load took or were given.
+pub(crate) async fn new_keywords_take_ids_never_held(database: &Database, suffix: &str) {
+    let folder = folder(&format!("ids{}", suffix.len()));
+    let root = format!("/Ids{suffix}");
+    let path = |name: &str| format!("{root}/{name}");
+    let load = |keywords: Value| {
+        let file = write(&folder, &json!({ "keywords": keywords }));
+        async move { bootstrap::load_file(database, &file).await }
+    };
+    let id = "SELECT CAST(id AS BIGINT) FROM keywords WHERE path = $1";
+    load(json!([{"path": root}, {"path": path("a")}]))
+        .await
+        .expect("the first load");
+    let removed = count(database, id, &path("a")).await;
+    sqlx::query("DELETE FROM keywords WHERE path = $1")
+        .bind(path("a"))
+        .execute(database.writes())
+        .await
+        .expect("removes the last keyword");
+    // Far beyond what the tests sharing a PostgreSQL database store meanwhile.
+    let given = removed + 1_000_000;
+    let named = |name: &str| json!({"path": path(name), "names": {"de_DE": name}});
+    let mut with_id = named("c");
+    with_id["id"] = json!(given);
+    load(json!([named("b"), with_id, named("d")]))
+        .await
+        .expect("the second load");
+    assert!(count(database, id, &path("b")).await > removed);
+    assert_eq!(count(database, id, &path("c")).await, given);
+    let d = count(database, id, &path("d")).await;
+    assert!(d > removed && d != given, "{d}");
+    let own_name = "SELECT COUNT(*) FROM keyword_names n JOIN keywords k ON k.id = n.keyword_id \
+                    WHERE k.path = $1 AND n.name = SUBSTR(k.path, LENGTH(k.path))";
+    for name in ["b", "c", "d"] {
+        assert_eq!(count(database, own_name, &path(name)).await, 1, "{name}");
     }
     let _ = std::fs::remove_dir_all(&folder);
 }
