@@ -7,7 +7,11 @@ use std::{
 };
 
 use crate::{
-    auth::Callers, http::limit::Limiter, metrics::Metrics, repr::Codec, settings::Settings,
+    auth::Callers,
+    http::{frames::Frames, limit::Limiter},
+    metrics::Metrics,
+    repr::Codec,
+    settings::Settings,
     storage::Database,
 };
 
@@ -50,6 +54,8 @@ pub struct Service {
     pub health: Health,
     /// The counters `GET /metrics` serves.
     pub metrics: Metrics,
+    /// The frames of the latest streamed answers, for the next ones like them.
+    pub frames: Frames,
 }
 
 impl Service {
@@ -67,6 +73,7 @@ impl Service {
             limiter,
             health: Health::default(),
             metrics: Metrics::default(),
+            frames: Frames::default(),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod binary;
 mod deviation;
 pub mod docs;
+pub mod frames;
 pub mod host;
 pub mod limit;
 pub mod listen;

@@ -7,11 +7,14 @@
 //! its status line, of the database or of the writer, cuts the connection without the closing
 //! chunk, so that no client takes the answer it has read for a whole one.
 
+use std::sync::Arc;
+
 use core_api_support::{Described, Entry, Host, Streamed};
 use futures_util::{StreamExt, stream::BoxStream};
 use poem::{Body, Response};
 use serde::Serialize;
 
+use super::frames::Kind;
 use crate::{
     error::ApiError,
     repr::{
@@ -50,15 +53,14 @@ where
     }
     let representation = context.response.representation;
     let codec = service.codec.clone();
-    let mut item = Vec::new();
-    codec.encode_item(representation, &first.item, &place, true, &mut item)?;
-    let Frame { prefix, suffix } = codec.frame(
-        representation,
+    let frame = frame_of::<T, I>(
+        service,
+        context,
+        collection,
         &envelope,
-        T::SCHEMA,
-        &place,
-        (&first.item, &item),
+        (&first.item, &place),
     )?;
+    let (prefix, suffix) = (frame.prefix.clone(), frame.suffix.clone());
     let mut pieces = Pieces {
         items,
         codec,
@@ -80,6 +82,33 @@ where
         return Ok(answer.body(first));
     }
     Ok(answer.body(Body::from_bytes_stream(pieces.into_stream(first))))
+}
+
+/// The answer cut around its first item: the frame kept for the same envelope (`frames`), or
+/// the one its codec cuts.
+fn frame_of<T: Serialize + Described, I: Serialize>(
+    service: &Service,
+    context: &Context,
+    collection: usize,
+    envelope: &T,
+    (first, place): (&I, &Place),
+) -> Result<Arc<Frame>, EncodeError> {
+    let representation = context.response.representation;
+    let cut = || {
+        let mut item = Vec::new();
+        let codec = &service.codec;
+        codec.encode_item(representation, first, place, true, &mut item)?;
+        codec.frame(representation, envelope, T::SCHEMA, place, (first, &item))
+    };
+    let kind = Kind {
+        operation: context.operation.id,
+        collection,
+        representation,
+    };
+    match serde_json::to_vec(envelope) {
+        Ok(key) => service.frames.frame(kind, key, cut),
+        Err(_) => cut().map(Arc::new),
+    }
 }
 
 /// The place of the streamed collection the answer fills, and of its items' children for a
