@@ -1,6 +1,6 @@
 //! Keywords: a tree by path, with localized names and asset links (D-15).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use core_api::tables;
 use core_api_support::Field;
@@ -41,23 +41,29 @@ pub struct Keyword {
     pub assets: Vec<String>,
 }
 
+/// The document's keywords by path, with their index: built once by [`check`], which finds a
+/// path declared twice with it, and read again by the load for each keyword's parent (each of
+/// a million inserts into a map of a million paths is a cache miss or two).
+pub(super) type Declared<'d> = HashMap<&'d str, usize>;
+
 /// Checks each keyword: its path (non-empty names, each a name's length, the whole within a
-/// path's), declared once, its names, and that its assets are assets of the document.
+/// path's), declared once, its names, and that its assets are assets of the document; answers
+/// the keywords by path.
 pub(super) fn check<'d>(
     document: &'d Bootstrap,
     checks: &mut Checks<'d>,
-) -> Result<(), BootstrapError> {
+) -> Result<Declared<'d>, BootstrapError> {
     // The limits are looked up once: a document may hold a million keywords.
     let limits = Limits {
         path: tables::KWD.field("path"),
         name: tables::NAME_ITM.field("value"),
         loc: tables::NAME_ITM.field("loc"),
     };
-    let mut paths = HashSet::with_capacity(document.keywords.len());
+    let mut declared = Declared::with_capacity(document.keywords.len());
     for (index, keyword) in document.keywords.iter().enumerate() {
         let record = || format!("keywords[{index}] ({})", keyword.path);
         check_one(keyword, &limits).map_err(|error| error.of_record(record))?;
-        if !paths.insert(keyword.path.as_str()) {
+        if declared.insert(keyword.path.as_str(), index).is_some() {
             return Err(invalid(record(), "path", "is declared twice"));
         }
         if let Some(asset) = keyword
@@ -72,7 +78,7 @@ pub(super) fn check<'d>(
             ));
         }
     }
-    Ok(())
+    Ok(declared)
 }
 
 /// The limits of a keyword's fields.
@@ -120,10 +126,15 @@ fn check_one(keyword: &Keyword, limits: &Limits) -> Result<(), BootstrapError> {
 
 impl Loader<'_, '_> {
     /// Stores the keywords in bulk, parents first (depth by depth, in document order within
-    /// each); a keyword's names and asset links are replaced.
-    pub(super) async fn keywords(&mut self, document: &Bootstrap) -> Result<(), BootstrapError> {
+    /// each); a keyword's names and asset links are replaced. `declared` is what [`check`]
+    /// answered for the document.
+    pub(super) async fn keywords(
+        &mut self,
+        document: &Bootstrap,
+        declared: &Declared<'_>,
+    ) -> Result<(), BootstrapError> {
         let keywords = &document.keywords;
-        let parents = self.parents(keywords).await?;
+        let parents = self.parents(keywords, declared).await?;
         // A keyword of a greater id than this was stored by this load and owns nothing yet
         // (the load runs alone: D-01).
         let known = import::last_keyword_id(self.transaction).await?;
@@ -159,12 +170,11 @@ impl Loader<'_, '_> {
 
     /// Each keyword's parent: a keyword of the document (by index), or a stored keyword (by
     /// id; the document names it but does not declare it), or none for a root.
-    async fn parents(&mut self, keywords: &[Keyword]) -> Result<Vec<Parent>, BootstrapError> {
-        let declared: HashMap<&str, usize> = keywords
-            .iter()
-            .enumerate()
-            .map(|(index, keyword)| (keyword.path.as_str(), index))
-            .collect();
+    async fn parents(
+        &mut self,
+        keywords: &[Keyword],
+        declared: &Declared<'_>,
+    ) -> Result<Vec<Parent>, BootstrapError> {
         let mut stored: HashMap<&str, i64> = HashMap::new();
         let mut parents = Vec::with_capacity(keywords.len());
         for (index, keyword) in keywords.iter().enumerate() {

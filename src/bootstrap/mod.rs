@@ -244,7 +244,18 @@ pub async fn load_file_reporting(
         version::read(&text, &shown)?
     };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load_reporting(database, &document, &folder, progress).await
+    let loaded = load_reporting(database, &document, &folder, progress).await;
+    free_beside(document);
+    loaded
+}
+
+/// Frees a document on a thread of its own, so that the caller goes on (the command ends)
+/// without waiting: a million keywords take a quarter of a second to free. Freed here when no
+/// thread can be started.
+fn free_beside(document: Bootstrap) {
+    let _ = std::thread::Builder::new()
+        .name("free-document".to_string())
+        .spawn(move || drop(document));
 }
 
 /// The demo catalogue `serve --demo` loads (`demo/demo.json`), embedded in the binary so that
@@ -302,7 +313,7 @@ pub async fn load_reporting(
     folder: &Path,
     progress: &mut dyn Progress,
 ) -> Result<Loaded, BootstrapError> {
-    check(document)?;
+    let declared = check(document)?;
     let mut binaries = assets::read_binaries(document, folder)?.into_iter();
     let mut transaction = database.write().await?;
     // A load runs alone, like a batch run again after a deadlock (D-14): on SQLite its write
@@ -315,7 +326,7 @@ pub async fn load_reporting(
         loaded: Loaded::default(),
         progress,
     };
-    let written = loader.write(document, &mut binaries).await;
+    let written = loader.write(document, &declared, &mut binaries).await;
     let loaded = loader.loaded;
     import::narrow_cache(&mut transaction).await?;
     written?;
@@ -328,8 +339,9 @@ pub async fn load_reporting(
 }
 
 /// Checks what can be checked before writing: formats, lengths, allowed values, references
-/// within the document or to records the document declares, duplicates; kind by kind.
-fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
+/// within the document or to records the document declares, duplicates; kind by kind. Answers
+/// the document's keywords by path, which the load reads again.
+fn check(document: &Bootstrap) -> Result<keywords::Declared<'_>, BootstrapError> {
     version::check(document)?;
     let mut checks = Checks::of(document);
     locales::check(document, &mut checks)?;
@@ -340,10 +352,11 @@ fn check(document: &Bootstrap) -> Result<(), BootstrapError> {
     peos::check(document, &mut checks)?;
     classifications::check(document, &mut checks)?;
     products::check(document, &mut checks)?;
-    keywords::check(document, &mut checks)?;
+    let declared = keywords::check(document, &mut checks)?;
     briefings::check(document, &mut checks)?;
     access::check(document, &mut checks)?;
-    messages::check(document, &mut checks)
+    messages::check(document, &mut checks)?;
+    Ok(declared)
 }
 
 /// What the checks of the record kinds share: the identities declared so far, and what the
@@ -433,6 +446,7 @@ impl Loader<'_, '_> {
     async fn write(
         &mut self,
         document: &Bootstrap,
+        declared: &keywords::Declared<'_>,
         binaries: &mut std::vec::IntoIter<assets::Binary>,
     ) -> Result<(), BootstrapError> {
         let count = |length: usize| u64::try_from(length).unwrap_or(u64::MAX);
@@ -466,7 +480,7 @@ impl Loader<'_, '_> {
         self.progress.finish();
         self.progress
             .start("keywords", count(document.keywords.len()));
-        self.keywords(document).await?;
+        self.keywords(document, declared).await?;
         self.progress.finish();
         self.progress
             .start("channels", count(document.channels.len()));

@@ -285,35 +285,35 @@ async fn store_new_sqlite_keywords(
     // the ids are known without looking the paths up again after the insert (a
     // million lookups by path in a load of a million keywords).
     let ids = new_keyword_ids(rows, next_keyword_id(load).await?);
-    let mut stored = 0;
-    for (rows, ids) in rows.chunks(BOUND_ROWS).zip(ids.chunks(BOUND_ROWS)) {
-        let mut insert = sqlx::query(sql!(sqlite: concat!(
-            "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, \
-             sort_key) SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, ?), \
-             COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
-            segment!(sqlite, "q.o", "q.n"),
-            " FROM (SELECT column1 AS p, column2 AS n, column3 AS path, column5 AS x, \
-             column7 AS c, COALESCE(column6, COALESCE((SELECT MAX(k.order_number) FROM \
-             keywords k WHERE k.parent_id IS column1), 0) + column4) AS o FROM (VALUES ",
-            bound_rows!("(?,?,?,?,?,?,?)"),
-            ") WHERE column3 IS NOT NULL) q WHERE true ON CONFLICT (path) DO NOTHING"
-        )))
-        .bind(now);
-        for (NewKeyword { row, rank }, id) in rows.iter().zip(ids) {
-            insert = insert
-                .bind(row.parent_id)
-                .bind(row.name)
-                .bind(row.path)
-                .bind(rank)
-                .bind(id)
-                .bind(row.order_number)
-                .bind(row.created_at);
-        }
-        stored += padded(insert, rows.len(), 7)
-            .execute(&mut **load)
-            .await?
-            .rows_affected();
-    }
+    let inserts = rows
+        .chunks(BOUND_ROWS)
+        .zip(ids.chunks(BOUND_ROWS))
+        .map(|(rows, ids)| {
+            let mut insert = sqlx::query(sql!(sqlite: concat!(
+                "INSERT INTO keywords (id, parent_id, name, path, order_number, created_at, \
+                 sort_key) SELECT q.x, q.p, q.n, q.path, q.o, COALESCE(q.c, ?), \
+                 COALESCE((SELECT k.sort_key FROM keywords k WHERE k.id = q.p), '') || ",
+                segment!(sqlite, "q.o", "q.n"),
+                " FROM (SELECT column1 AS p, column2 AS n, column3 AS path, column5 AS x, \
+                 column7 AS c, COALESCE(column6, COALESCE((SELECT MAX(k.order_number) FROM \
+                 keywords k WHERE k.parent_id IS column1), 0) + column4) AS o FROM (VALUES ",
+                bound_rows!("(?,?,?,?,?,?,?)"),
+                ") WHERE column3 IS NOT NULL) q WHERE true ON CONFLICT (path) DO NOTHING"
+            )))
+            .bind(now);
+            for (NewKeyword { row, rank }, id) in rows.iter().zip(ids) {
+                insert = insert
+                    .bind(row.parent_id)
+                    .bind(row.name)
+                    .bind(row.path)
+                    .bind(rank)
+                    .bind(id)
+                    .bind(row.order_number)
+                    .bind(row.created_at);
+            }
+            padded(insert, rows.len(), 7)
+        });
+    let stored = execute_in_turn(load, inserts).await?;
     if usize::try_from(stored).is_ok_and(|stored| stored == rows.len()) {
         return Ok(ids.into_iter().map(Some).collect());
     }
@@ -374,7 +374,7 @@ pub(crate) async fn replace_keyword_names(
     }
     match backend_of(load) {
         Backend::Sqlite => {
-            for names in names.chunks(BOUND_ROWS) {
+            let inserts = names.chunks(BOUND_ROWS).map(|names| {
                 let mut insert = sqlx::query(sql!(sqlite: concat!(
                     "INSERT INTO keyword_names (keyword_id, loc, name) SELECT column1, column2, \
                      column3 FROM (VALUES ",
@@ -384,8 +384,9 @@ pub(crate) async fn replace_keyword_names(
                 for name in names {
                     insert = insert.bind(name.keyword_id).bind(name.loc).bind(name.name);
                 }
-                padded(insert, names.len(), 3).execute(&mut **load).await?;
-            }
+                padded(insert, names.len(), 3)
+            });
+            execute_in_turn(load, inserts).await?;
         }
         Backend::Postgres => {
             let insert = sql!(postgres:
@@ -399,6 +400,25 @@ pub(crate) async fn replace_keyword_names(
         }
     }
     Ok(())
+}
+
+/// Runs statements one after the other, each bound while the one before it runs on SQLite's
+/// worker thread, which otherwise waits while the importing thread binds a statement's
+/// thousands of values; answers the rows they changed.
+async fn execute_in_turn<'q>(
+    load: Load<'_, '_>,
+    mut statements: impl Iterator<Item = Query<'q, Any, AnyArguments>>,
+) -> Result<u64, sqlx::Error> {
+    let mut changed = 0;
+    let mut next = statements.next();
+    while let Some(statement) = next {
+        // `join!` polls the statement first, which hands it to the worker, then binds the next.
+        let (done, following) =
+            tokio::join!(statement.execute(&mut **load), async { statements.next() });
+        changed += done?.rows_affected();
+        next = following;
+    }
+    Ok(changed)
 }
 
 /// A bound statement's rows after the `filled` given, as NULLs (`width` values each).
@@ -505,79 +525,4 @@ async fn sqlite_pragma(load: Load<'_, '_>, pragma: &'static str) -> Result<(), s
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A row under `parent` at `path`.
-    fn row(parent: Option<i64>, path: &str) -> KeywordRow<'_> {
-        KeywordRow {
-            id: None,
-            order_number: None,
-            created_at: None,
-            parent_id: parent,
-            name: path,
-            path,
-        }
-    }
-
-    #[test]
-    fn new_keywords_are_ranked_among_new_siblings_and_stored_sibling_by_sibling() {
-        let rows = [
-            row(None, "/a"),
-            row(Some(5), "/e/stored"),
-            row(None, "/b"),
-            row(Some(3), "/c/x"),
-            row(Some(5), "/e/y"),
-            row(Some(5), "/e/z"),
-        ];
-        let ids = [None, Some(9), None, None, None, None];
-        let stored = |backend| -> Vec<(usize, &str, i64)> {
-            new_keywords(&rows, &ids, 10, backend)
-                .iter()
-                .map(|(index, keyword)| (*index, keyword.row.path, keyword.rank))
-                .collect()
-        };
-        // The stored row is neither ranked nor stored; roots sort first on SQLite, last on
-        // PostgreSQL, as each orders NULLs; indexes count from `start`.
-        assert_eq!(
-            stored(Backend::Sqlite),
-            [
-                (10, "/a", 1),
-                (12, "/b", 2),
-                (13, "/c/x", 1),
-                (14, "/e/y", 1),
-                (15, "/e/z", 2)
-            ]
-        );
-        assert_eq!(
-            stored(Backend::Postgres),
-            [
-                (13, "/c/x", 1),
-                (14, "/e/y", 1),
-                (15, "/e/z", 2),
-                (10, "/a", 1),
-                (12, "/b", 2)
-            ]
-        );
-    }
-
-    #[test]
-    fn new_ids_follow_autoincrement_a_given_id_raising_the_next() {
-        let keyword = |id: Option<i64>| NewKeyword {
-            row: KeywordRow {
-                id,
-                ..row(None, "/a")
-            },
-            rank: 1,
-        };
-        let rows = [
-            keyword(None),
-            keyword(Some(40)),
-            keyword(None),
-            keyword(Some(7)),
-            keyword(None),
-            keyword(Some(i64::MAX)),
-        ];
-        assert_eq!(new_keyword_ids(&rows, 12), [12, 40, 41, 7, 42, i64::MAX]);
-    }
-}
+mod tests;
