@@ -127,14 +127,15 @@ fn check_one(keyword: &Keyword, limits: &Limits) -> Result<(), BootstrapError> {
 impl Loader<'_, '_> {
     /// Stores the keywords in bulk, parents first (depth by depth, in document order within
     /// each); a keyword's names and asset links are replaced. `declared` is what [`check`]
-    /// answered for the document.
+    /// answered for the document, freed once each keyword's parent is found in it.
     pub(super) async fn keywords(
         &mut self,
         document: &Bootstrap,
-        declared: &Declared<'_>,
+        declared: Declared<'_>,
     ) -> Result<(), BootstrapError> {
         let keywords = &document.keywords;
-        let parents = self.parents(keywords, declared).await?;
+        let parents = self.parents(keywords, &declared).await?;
+        drop(declared);
         // A keyword of a greater id than this was stored by this load and owns nothing yet
         // (the load runs alone: D-01).
         let known = import::last_keyword_id(self.transaction).await?;

@@ -326,7 +326,7 @@ pub async fn load_reporting(
         loaded: Loaded::default(),
         progress,
     };
-    let written = loader.write(document, &declared, &mut binaries).await;
+    let written = loader.write(document, declared, &mut binaries).await;
     let loaded = loader.loaded;
     import::narrow_cache(&mut transaction).await?;
     written?;
@@ -446,7 +446,7 @@ impl Loader<'_, '_> {
     async fn write(
         &mut self,
         document: &Bootstrap,
-        declared: &keywords::Declared<'_>,
+        declared: keywords::Declared<'_>,
         binaries: &mut std::vec::IntoIter<assets::Binary>,
     ) -> Result<(), BootstrapError> {
         let count = |length: usize| u64::try_from(length).unwrap_or(u64::MAX);
