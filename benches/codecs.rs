@@ -2,7 +2,8 @@
 //! floors it is measured against: quick-xml's raw event scan of the same XML and serde_json's
 //! parse of the same JSON into a `Value`. Also the peak heap of one 10 MB XML → compact transform,
 //! and the time of one request's codec work in `cargo xtask bench-http`'s transform scenario (its
-//! 2 KB JSON body decoded, answered in XML), which that scenario's floor holds to a budget.
+//! 2 KB JSON body decoded, answered in XML), which that scenario's floor holds to a budget; and
+//! the decoding of two small requests whose objects have rules, against the reference reader.
 //!
 //! `cargo bench --bench codecs`; each group prints MB/s (criterion's throughput).
 
@@ -264,6 +265,58 @@ fn request_sized(c: &mut Criterion, codec: &Codec) {
         b.iter(|| serde_json::from_slice::<Value>(black_box(&body)).expect("parses"))
     });
     group.finish();
+    ruled_requests(c, codec);
+}
+
+/// The requests of the load benchmark's locales and channels scenarios, objects with rules:
+/// decoded as the server decodes them, and through the reference reader (the tree), which read
+/// them all before the fast path held rules.
+fn ruled_requests(c: &mut Criterion, codec: &Codec) {
+    let mut group = c.benchmark_group("request with rules");
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(3));
+    let locales = br#"{"mode":"ALL"}"#;
+    decoding::<types::LocaleRequest>(
+        &mut group,
+        codec,
+        "locales",
+        locales,
+        &tables::LOCALE_REQUEST,
+    );
+    let channels = br#"{"tids":["CAT-2027","CAT-2027-SHIRTS-P1","WEB-SHOP"]}"#;
+    decoding::<types::ChannelRequestDto>(
+        &mut group,
+        codec,
+        "channels",
+        channels,
+        &tables::CHANNEL_REQUEST_DTO,
+    );
+    group.finish();
+}
+
+/// Benchmarks decoding `body` as the server does, and through the reference reader alone.
+fn decoding<T: serde::de::DeserializeOwned>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    codec: &Codec,
+    name: &str,
+    body: &[u8],
+    schema: &'static core_api_support::Schema,
+) {
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            codec
+                .decode_typed::<T>(Json, black_box(body), schema)
+                .expect("decodes")
+        })
+    });
+    group.bench_function(format!("{name}, reference reader"), |b| {
+        b.iter(|| {
+            codec
+                .decode_reference::<T>(Json, black_box(body), schema)
+                .expect("decodes")
+        })
+    });
 }
 
 /// Prints the peak heap of one 10 MB XML → compact transform as the server runs it: the body is

@@ -99,8 +99,43 @@ pub fn items(field: &Field, count: usize) -> Option<Problem> {
 
 /// The first rule of `schema` that the object breaks, as the problem to report.
 pub fn rules(schema: &'static Schema, object: &Map<String, Value>) -> Option<Problem> {
-    let broken = schema.rules.iter().find(|rule| !holds(rule, object))?;
+    let seen = |property: &str| Seen::of(object.get(property));
+    let broken = schema.rules.iter().find(|rule| !holds(rule, &seen))?;
     Some(refusal(broken))
+}
+
+/// Whether an object keeps every rule of `schema`, its properties seen through `seen`: what a
+/// reader that builds no tree asks (`json::stream`).
+pub fn keeps_rules<'v>(schema: &'static Schema, seen: impl Fn(&str) -> Seen<'v>) -> bool {
+    schema.rules.iter().all(|rule| holds(rule, &seen))
+}
+
+/// One property of an object as the conditions of a rule see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen<'v> {
+    /// Not given.
+    Absent,
+    /// A string.
+    String(&'v str),
+    /// A boolean or a number, as the text an `enum` of a rule lists it (`true`, `3`).
+    Scalar(String),
+    /// An array of this many items.
+    Items(usize),
+    /// An object (or `null`): no test but [`Test::Present`] looks into it.
+    Other,
+}
+
+impl<'v> Seen<'v> {
+    /// A property of a tree.
+    fn of(value: Option<&'v Value>) -> Seen<'v> {
+        match value {
+            None => Seen::Absent,
+            Some(Value::String(text)) => Seen::String(text),
+            Some(Value::Array(items)) => Seen::Items(items.len()),
+            Some(scalar @ (Value::Bool(_) | Value::Number(_))) => Seen::Scalar(scalar.to_string()),
+            Some(Value::Object(_) | Value::Null) => Seen::Other,
+        }
+    }
 }
 
 /// The problem reported for a request that breaks the first rule of `schema`, in the words
@@ -124,30 +159,30 @@ fn refusal(broken: &Rule) -> Problem {
     }
 }
 
-/// Whether the object keeps a rule, as JSON Schema reads `anyOf` and `oneOf`.
-fn holds(rule: &Rule, object: &Map<String, Value>) -> bool {
+/// Whether the object keeps a rule, as JSON Schema reads `anyOf` and `oneOf`. An `enum` test
+/// compares a scalar's text; an array or an object is in no list a rule gives.
+fn holds<'v>(rule: &Rule, seen: &impl Fn(&str) -> Seen<'v>) -> bool {
     let kept = rule
         .alternatives
         .iter()
         .filter(|conditions| {
             conditions.iter().all(|condition| {
-                let value = object.get(condition.property);
-                match (&condition.test, value) {
-                    (Test::Present, value) => value.is_some(),
-                    (_, None) => true,
-                    (Test::In(values), Some(value)) => values.contains(&text_of(value).as_str()),
-                    (Test::NotIn(values), Some(value)) => {
-                        !values.contains(&text_of(value).as_str())
-                    }
-                    (Test::MinItems(least), Some(value)) => value
-                        .as_array()
-                        .is_none_or(|items| items.len() >= *least as usize),
-                    (Test::MaxItems(most), Some(value)) => value
-                        .as_array()
-                        .is_none_or(|items| items.len() <= *most as usize),
-                    (Test::Matches(pattern), Some(value)) => {
-                        value.as_str().is_none_or(|text| matches(pattern, text))
-                    }
+                let value = seen(condition.property);
+                let text = match &value {
+                    Seen::String(text) => Some(*text),
+                    Seen::Scalar(text) => Some(text.as_str()),
+                    _ => None,
+                };
+                match (&condition.test, &value) {
+                    (Test::Present, value) => *value != Seen::Absent,
+                    (_, Seen::Absent) => true,
+                    (Test::In(values), _) => text.is_some_and(|text| values.contains(&text)),
+                    (Test::NotIn(values), _) => !text.is_some_and(|text| values.contains(&text)),
+                    (Test::MinItems(least), Seen::Items(count)) => *count >= *least as usize,
+                    (Test::MaxItems(most), Seen::Items(count)) => *count <= *most as usize,
+                    (Test::MinItems(_) | Test::MaxItems(_), _) => true,
+                    (Test::Matches(pattern), Seen::String(text)) => matches(pattern, text),
+                    (Test::Matches(_), _) => true,
                 }
             })
         })
@@ -155,14 +190,6 @@ fn holds(rule: &Rule, object: &Map<String, Value>) -> bool {
     match rule.kind {
         RuleKind::AnyOf => kept >= 1,
         RuleKind::OneOf => kept == 1,
-    }
-}
-
-/// A scalar as the text an `enum` of a rule lists (`true`, `ID`, `3`).
-fn text_of(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -6,13 +6,19 @@
 //! (`compact`): `entries` for the items, a map-form collection's keys, a `value` holding the
 //! items; there is no default-JSON tree in between either.
 //!
-//! It takes the regular message only. Anything it is not sure of (an object with rules, `meta`
-//! keys not grouped, a compact `meta` key given several values, a value past the depth limit) and
-//! every error make it decline, and the reference reader (`json::parse`, `compact::from_compact`,
-//! `tree::check`, the typed conversion) reads the message instead and words the error. So it
-//! never has to be right about an error, only about a success: the property test and the fuzz
-//! targets `decode_json` and `decode_compact` check that a message it accepts reads to the same
-//! value through the reference reader.
+//! An object's rules (`rules`: `anyOf`, `oneOf` over its properties) are asked once its last
+//! property is read, of what was noted of the properties they look at as they came; an object of
+//! free keys (`free`) has each value held to its one field.
+//!
+//! It takes the regular message only. Anything it is not sure of (`meta` keys not grouped, a
+//! compact `meta` key given several values, a value past the depth limit, more keys than it
+//! tracks, the rules of an object compact JSON writes in a form of its own) and every error make
+//! it decline, and the reference reader (`json::parse`, `compact::from_compact`, `tree::check`,
+//! the typed conversion) reads the message instead and words the error. So it never has to be
+//! right about an error, only about a success: the property test, the fuzz targets
+//! `decode_json` and `decode_compact`, and for the objects with rules `tests.rs` (every
+//! combination of the values their rules look at) check that a message it accepts reads to the
+//! same value through the reference reader.
 
 use std::{cell::RefCell, fmt};
 
@@ -22,15 +28,21 @@ use serde::de::{
     MapAccess, Visitor,
 };
 
-use self::{compact::Alias, list::ListSeed};
-use super::XMLNS;
-use crate::{
-    Limits, constraints,
-    text::{find_forbidden, same},
+use self::{
+    compact::Alias,
+    free::FreeVisitor,
+    list::ListSeed,
+    rules::{Noted, Notes},
+    scalar::ScalarVisitor,
 };
+use super::XMLNS;
+use crate::{Limits, text::same};
 
 mod compact;
+mod free;
 mod list;
+mod rules;
+mod scalar;
 
 /// The most keys of one map-form collection (`meta`) the fast path tracks; a longer one goes to
 /// the reference reader, whose grouping is linear.
@@ -80,6 +92,7 @@ fn read_as<T: DeserializeOwned>(
             compact,
             key: None,
             keyed: None,
+            noted: None,
         },
     };
     let value = T::deserialize(checked).ok()?;
@@ -104,6 +117,8 @@ struct At<'k> {
     key: Option<&'k RefCell<Option<String>>>,
     /// For a map-form item, which of its properties is the key and where it goes.
     keyed: Option<KeyOf<'k>>,
+    /// For a property an object's rules look at, where what they ask of it is noted.
+    noted: Option<&'k Noted>,
 }
 
 /// The root's `xmlns` as the fast path takes it: text, read and dropped.
@@ -148,6 +163,7 @@ impl<'de, D: de::Deserializer<'de>> Checked<'_, D> {
             scalar,
             field: self.field,
             key: self.at.key,
+            noted: self.at.noted,
             as_enum: false,
         })
     }
@@ -168,11 +184,26 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
             return compact::map_form(self.inner, visitor, schema, self.at);
         }
         match schema.kind {
-            Kind::Object(fields) if fields.len() <= MAX_FIELDS && schema.rules.is_empty() => {
+            // The rules of a schema compact JSON writes in a form of its own would be asked of
+            // the default-JSON tree it stands for: the reference reader's.
+            Kind::Object(fields)
+                if fields.len() <= MAX_FIELDS
+                    && (schema.rules.is_empty()
+                        || !self.at.compact
+                        || matches!(schema.compact, Compact::Same)) =>
+            {
                 self.inner.deserialize_map(ObjectVisitor {
                     visitor,
                     schema,
                     fields,
+                    at: self.at,
+                })
+            }
+            // Free keys whose values are scalars: `tree::check` holds nothing else of them.
+            Kind::Map(ref field) if matches!(field.ty, Type::Scalar(_)) => {
+                self.inner.deserialize_map(FreeVisitor {
+                    visitor,
+                    field,
                     at: self.at,
                 })
             }
@@ -182,6 +213,7 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
                 scalar,
                 field: None,
                 key: self.at.key,
+                noted: self.at.noted,
                 as_enum: false,
             }),
             _ => Err(decline()),
@@ -223,6 +255,7 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
             scalar: Scalar::String,
             field,
             key: self.at.key,
+            noted: self.at.noted,
             as_enum: true,
         })
     }
@@ -230,121 +263,6 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Checked<'_, D> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
         unit_struct seq tuple tuple_struct map struct identifier ignored_any
-    }
-}
-
-/// Takes a scalar from the parser, checks it, and hands it on unchanged.
-struct ScalarVisitor<'k, V> {
-    visitor: V,
-    scalar: Scalar,
-    field: Option<&'static Field>,
-    /// Where the text goes when it is the key of a map-form item.
-    key: Option<&'k RefCell<Option<String>>>,
-    /// The value is an enumeration's: a string handed on as its variant.
-    as_enum: bool,
-}
-
-impl<V> ScalarVisitor<'_, V> {
-    /// Whether `text` fits a string property: its characters and its constraints.
-    fn fits<E: de::Error>(&self, text: &str) -> Result<(), E> {
-        let constrained = self.field.filter(|field| constraints::constrains(field));
-        let broken = self.scalar != Scalar::String
-            || find_forbidden(text).is_some()
-            || constrained
-                .is_some_and(|field| constraints::scalar(field, Scalar::String, text).is_some());
-        if broken {
-            return Err(decline());
-        }
-        if let Some(key) = self.key {
-            *key.borrow_mut() = Some(text.to_string());
-        }
-        Ok(())
-    }
-
-    /// Whether an integer fits the property.
-    fn fits_integer<E: de::Error>(&self, number: i64) -> Result<(), E> {
-        let fits = match self.scalar {
-            Scalar::Integer => self
-                .field
-                .filter(|field| constraints::constrains(field))
-                .is_none_or(|field| {
-                    constraints::scalar(field, Scalar::Integer, &number.to_string()).is_none()
-                }),
-            Scalar::Number => true,
-            Scalar::String | Scalar::Boolean => false,
-        };
-        if fits { Ok(()) } else { Err(decline()) }
-    }
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for ScalarVisitor<'_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a scalar")
-    }
-
-    fn visit_bool<E: de::Error>(self, value: bool) -> Result<V::Value, E> {
-        if self.scalar != Scalar::Boolean || self.as_enum {
-            return Err(decline());
-        }
-        self.visitor.visit_bool(value)
-    }
-
-    fn visit_i64<E: de::Error>(self, value: i64) -> Result<V::Value, E> {
-        if self.as_enum {
-            return Err(decline());
-        }
-        self.fits_integer(value)?;
-        self.visitor.visit_i64(value)
-    }
-
-    fn visit_u64<E: de::Error>(self, value: u64) -> Result<V::Value, E> {
-        let Ok(number) = i64::try_from(value) else {
-            // Beyond i64 is a number, never an integer.
-            return match self.scalar {
-                Scalar::Number if !self.as_enum => self.visitor.visit_u64(value),
-                _ => Err(decline()),
-            };
-        };
-        if self.as_enum {
-            return Err(decline());
-        }
-        self.fits_integer(number)?;
-        self.visitor.visit_u64(value)
-    }
-
-    fn visit_f64<E: de::Error>(self, value: f64) -> Result<V::Value, E> {
-        if self.scalar != Scalar::Number || self.as_enum {
-            return Err(decline());
-        }
-        self.visitor.visit_f64(value)
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<V::Value, E> {
-        self.fits(value)?;
-        if self.as_enum {
-            let variant: de::value::BorrowedStrDeserializer<'de, E> =
-                de::value::BorrowedStrDeserializer::new(value);
-            return self.visitor.visit_enum(variant);
-        }
-        self.visitor.visit_borrowed_str(value)
-    }
-
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<V::Value, E> {
-        self.fits(value)?;
-        if self.as_enum {
-            return self.visitor.visit_enum(value.into_deserializer());
-        }
-        self.visitor.visit_str(value)
-    }
-
-    fn visit_string<E: de::Error>(self, value: String) -> Result<V::Value, E> {
-        self.fits(&value)?;
-        if self.as_enum {
-            return self.visitor.visit_enum(value.into_deserializer());
-        }
-        self.visitor.visit_string(value)
     }
 }
 
@@ -364,6 +282,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let notes = Notes::of(self.schema, self.fields);
         let mut properties = Properties {
             inner: map,
             schema: self.schema,
@@ -373,6 +292,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
             xmlns: false,
             pending: None,
             val: None,
+            notes,
         };
         self.visitor.visit_map(&mut properties)
     }
@@ -388,10 +308,13 @@ struct Properties<'k, A> {
     met: u64,
     /// Whether the root's `xmlns` was met (it is skipped, D-07; twice is a repeated key).
     xmlns: bool,
-    pending: Option<&'static Field>,
+    /// The index of the field whose value is read next.
+    pending: Option<usize>,
     /// When the pending property is a compact `value` holding the items, the item property
     /// an only item's text fills.
     val: Option<&'static str>,
+    /// What the object's rules ask of its properties.
+    notes: Notes,
 }
 
 /// What a key of an object names.
@@ -456,10 +379,9 @@ impl<'de, A: MapAccess<'de>> Properties<'_, A> {
             return Err(decline());
         }
         self.met |= bit;
-        let field = &self.fields[index];
-        self.pending = Some(field);
+        self.pending = Some(index);
         self.val = val;
-        seed.deserialize(field.name.into_deserializer())
+        seed.deserialize(self.fields[index].name.into_deserializer())
     }
 }
 
@@ -482,7 +404,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                         self.fields.iter().enumerate().any(|(index, field)| {
                             field.required && self.met & (1u64 << index) == 0
                         });
-                    return if missing { Err(decline()) } else { Ok(None) };
+                    return if missing || !self.notes.kept(self.fields, self.met) {
+                        Err(decline())
+                    } else {
+                        Ok(None)
+                    };
                 }
                 Some(Key::Xmlns) => {
                     if std::mem::replace(&mut self.xmlns, true) {
@@ -501,7 +427,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        let field = self.pending.take().ok_or_else(decline)?;
+        let index = self.pending.take().ok_or_else(decline)?;
+        let field = &self.fields[index];
+        let noted = self.notes.slot(index, field);
         let key = match self.at.keyed {
             Some((name, slot)) if field.name == name && !field.repeated => Some(slot),
             _ => None,
@@ -511,6 +439,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
             root: false,
             key,
             keyed: None,
+            noted,
             ..self.at
         };
         if let Some(value) = self.val.take() {

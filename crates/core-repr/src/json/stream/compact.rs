@@ -141,6 +141,7 @@ pub(super) fn map_form<'de, D: Deserializer<'de>, V: Visitor<'de>>(
         depth: at.depth + 1,
         key: None,
         keyed: None,
+        noted: None,
         ..at
     };
     let items = MapItems {

@@ -7,7 +7,10 @@ use std::{cell::RefCell, fmt};
 use core_api_support::Field;
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
-use super::{At, MAX_TRACKED_KEYS, ValueSeed, decline};
+use super::{
+    At, MAX_TRACKED_KEYS, ValueSeed, decline,
+    rules::{Fact, note},
+};
 use crate::constraints;
 
 /// A repeated property's array, read through [`List`].
@@ -129,6 +132,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for &mut Items<'_, A> {
         let this = &mut **self;
         let at = At {
             keyed: this.map_key.map(|key| (key, &this.slot)),
+            noted: None,
             ..this.at
         };
         let item = this.inner.next_element_seed(ValueSeed {
@@ -137,6 +141,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for &mut Items<'_, A> {
             at,
         })?;
         if item.is_none() {
+            note(this.at.noted, || Fact::Items(this.count));
             return Ok(None);
         }
         this.count += 1;

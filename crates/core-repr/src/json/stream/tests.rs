@@ -3,13 +3,18 @@
 
 use core_api::{
     tables,
-    types::{KeywordRequest, LocaleRequest, PimType},
+    types::{
+        AttributesQueryRequest, AttributesRetrieveRequest, BriefingRequest, ChannelQueryDto,
+        ChannelRequestDto, KeywordRequest, LocaleRequest, Message, PeoRequest, PimType,
+    },
 };
 use core_api_support::{
+    Field, Kind,
     Representation::{self, Compact, Json},
-    Schema,
+    Scalar, Schema, Type,
 };
 use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
 
 use super::{read, read_compact};
 use crate::{Codec, Limits};
@@ -123,10 +128,102 @@ fn anything_irregular_goes_to_the_reference_reader() {
                 .is_err()
         );
     }
-    // An object with rules of its own is always the reference reader's.
-    for text in [r#"{"mode":"ALL"}"#, r#"{"mode":"ALL","ids":[1]}"#] {
-        assert!(!taken::<LocaleRequest>(text, &tables::LOCALE_REQUEST));
+}
+
+#[test]
+fn rules_are_held_as_the_reference_reader_holds_them() {
+    // (message, kept): a message that keeps its rules is taken, one that breaks one is left to
+    // the reference reader, which refuses it.
+    let locale = [
+        (r#"{"mode":"ALL"}"#, true),
+        (r#"{"mode":"ID","ids":[1,2]}"#, true),
+        (r#"{"mode":"TID","tids":["de_DE"]}"#, true),
+        (r#"{"mode":"ALL","ids":[]}"#, true),
+        (r#"{"mode":"ALL","ids":[1]}"#, false),
+        (r#"{"mode":"ID"}"#, false),
+        (r#"{"mode":"ID","ids":[]}"#, false),
+        (r#"{"mode":"TID","ids":[1],"tids":["x"]}"#, false),
+    ];
+    for (text, kept) in locale {
+        assert_eq!(
+            taken::<LocaleRequest>(text, &tables::LOCALE_REQUEST),
+            kept,
+            "{text}"
+        );
     }
+    let channel = [
+        (r#"{"id":3}"#, true),
+        (r#"{"tid":"WEB"}"#, true),
+        (r#"{"root":true,"level":2}"#, true),
+        (r#"{"id":3,"root":false}"#, true),
+        (r#"{"root":false}"#, false),
+        (r#"{"id":3,"tid":"WEB"}"#, false),
+        (r#"{"tid":"WEB","root":true}"#, false),
+        (r#"{}"#, false),
+    ];
+    for (text, kept) in channel {
+        assert_eq!(
+            taken::<ChannelQueryDto>(text, &tables::CHANNEL_QUERY_DTO),
+            kept,
+            "{text}"
+        );
+    }
+    let message = [
+        (r#"{"subject":"s","recipientUser":"ann"}"#, true),
+        (r#"{"subject":"s","recipientRole":" x "}"#, true),
+        (
+            r#"{"subject":"s","recipientUser":" ","recipientRole":"r"}"#,
+            true,
+        ),
+        (r#"{"subject":"s","recipientUser":" \t"}"#, false),
+        (r#"{"subject":"s"}"#, false),
+    ];
+    for (text, kept) in message {
+        assert_eq!(taken::<Message>(text, &tables::MESSAGE), kept, "{text}");
+    }
+    // The same in compact JSON, whose form of these objects is default JSON's.
+    assert!(taken_as::<LocaleRequest>(
+        Compact,
+        r#"{"mode":"ID","ids":[1]}"#,
+        &tables::LOCALE_REQUEST
+    ));
+    assert!(!taken_as::<LocaleRequest>(
+        Compact,
+        r#"{"mode":"ID","ids":[]}"#,
+        &tables::LOCALE_REQUEST
+    ));
+}
+
+#[test]
+fn free_keys_are_held_as_the_reference_reader_holds_them() {
+    for (text, regular) in [
+        (
+            r#"{"recipientUser":"ann","parameters":{"a":"1","b":"2"}}"#,
+            true,
+        ),
+        (r#"{"recipientUser":"ann","parameters":{}}"#, true),
+        (
+            r#"{"recipientUser":"ann","parameters":{"a":"1","a":"2"}}"#,
+            false,
+        ),
+        (r#"{"recipientUser":"ann","parameters":{"a":1}}"#, false),
+        (
+            r#"{"recipientUser":"ann","parameters":{"a":"\u0001"}}"#,
+            false,
+        ),
+        (r#"{"recipientUser":"ann","parameters":[]}"#, false),
+    ] {
+        assert_eq!(taken::<Message>(text, &tables::MESSAGE), regular, "{text}");
+    }
+    let many: Vec<String> = (0..40).map(|at| format!(r#""k{at}":"v""#)).collect();
+    let text = format!(
+        r#"{{"recipientUser":"ann","parameters":{{{}}}}}"#,
+        many.join(",")
+    );
+    assert!(
+        !taken::<Message>(&text, &tables::MESSAGE),
+        "more keys than are tracked"
+    );
 }
 
 #[test]
@@ -228,5 +325,137 @@ fn compact_depth_is_held_as_the_reference_reader_holds_it() {
             answers.push(fast);
         }
         assert!(answers.contains(&false) && answers.contains(&true));
+    }
+}
+
+/// Every combination of values of the properties the rules look at (absent, empty, one item,
+/// blank, each allowed value...), the other required properties given: the fast path takes what
+/// the reference reader accepts, and no more. Answers how many it took and how many it left.
+fn exhaust<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    schema: &'static Schema,
+) -> (usize, usize) {
+    // A schema that is no object has no message here: the caller's count finds none taken.
+    let Kind::Object(fields) = schema.kind else {
+        return (0, 0);
+    };
+    let mut messages = vec![serde_json::Map::new()];
+    for field in fields {
+        let looked_at = schema.rules.iter().any(|rule| {
+            rule.alternatives
+                .iter()
+                .flat_map(|conditions| conditions.iter())
+                .any(|condition| condition.property == field.name)
+        });
+        let mut options: Vec<Option<Value>> = Vec::new();
+        if looked_at {
+            if !field.required {
+                options.push(None);
+            }
+            options.extend(sample_values(field).into_iter().map(Some));
+        } else {
+            options.push(field.required.then(|| minimal_value(field)));
+        }
+        messages = messages
+            .into_iter()
+            .flat_map(|message| {
+                options.iter().map(move |option| {
+                    let mut message = message.clone();
+                    if let Some(value) = option {
+                        message.insert(field.name.to_string(), value.clone());
+                    }
+                    message
+                })
+            })
+            .collect();
+    }
+    let taken_count = messages
+        .iter()
+        .filter(|message| taken::<T>(&Value::Object((*message).clone()).to_string(), schema))
+        .count();
+    (taken_count, messages.len() - taken_count)
+}
+
+/// Values of a property a rule looks at.
+fn sample_values(field: &Field) -> Vec<Value> {
+    let one = |field: &Field| -> Vec<Value> {
+        match field.ty {
+            Type::Scalar(Scalar::String) if !field.allowed.is_empty() => {
+                field.allowed.iter().map(|value| json!(value)).collect()
+            }
+            Type::Scalar(Scalar::String) => vec![json!("x"), json!(" "), json!("")],
+            Type::Scalar(Scalar::Boolean) => vec![json!(true), json!(false)],
+            _ => vec![minimal_value(field)],
+        }
+    };
+    if field.repeated {
+        let item = one(field).remove(0);
+        vec![
+            json!([]),
+            json!([item.clone()]),
+            json!([item.clone(), item]),
+        ]
+    } else {
+        one(field)
+    }
+}
+
+/// The least value a property takes: its first allowed value, or a scalar, or an object of its
+/// required properties.
+fn minimal_value(field: &Field) -> Value {
+    let single = match field.ty {
+        Type::Scalar(_) if !field.allowed.is_empty() => json!(field.allowed[0]),
+        Type::Scalar(Scalar::String) => json!("x"),
+        Type::Scalar(Scalar::Integer | Scalar::Number) => json!(1),
+        Type::Scalar(Scalar::Boolean) => json!(true),
+        Type::Object(schema) => match schema.resolve().kind {
+            Kind::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .filter(|field| field.required)
+                    .map(|field| (field.name.to_string(), minimal_value(field)))
+                    .collect(),
+            ),
+            _ => json!({}),
+        },
+    };
+    if field.repeated {
+        json!([single])
+    } else {
+        single
+    }
+}
+
+#[test]
+fn every_object_with_rules_is_read_as_the_reference_reader_reads_it() {
+    let counts = [
+        (
+            "LocaleRequest",
+            exhaust::<LocaleRequest>(&tables::LOCALE_REQUEST),
+        ),
+        ("Message", exhaust::<Message>(&tables::MESSAGE)),
+        (
+            "ChannelQueryDto",
+            exhaust::<ChannelQueryDto>(&tables::CHANNEL_QUERY_DTO),
+        ),
+        (
+            "ChannelRequestDto",
+            exhaust::<ChannelRequestDto>(&tables::CHANNEL_REQUEST_DTO),
+        ),
+        (
+            "BriefingRequest",
+            exhaust::<BriefingRequest>(&tables::BRIEFING_REQUEST),
+        ),
+        (
+            "AttributesRetrieveRequest",
+            exhaust::<AttributesRetrieveRequest>(&tables::ATTRIBUTES_RETRIEVE_REQUEST),
+        ),
+        (
+            "AttributesQueryRequest",
+            exhaust::<AttributesQueryRequest>(&tables::ATTRIBUTES_QUERY_REQUEST),
+        ),
+        ("PeoRequest", exhaust::<PeoRequest>(&tables::PEO_REQUEST)),
+    ];
+    for (name, (taken, left)) in counts {
+        assert!(taken > 0 && left > 0, "{name}: {taken} taken, {left} left");
     }
 }
