@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use contract_tests::{Example, document, document_text, examples, published, table, validator};
 use core_api::types;
 use core_api_support::Representation;
-use core_server::repr::{Codec, Limits, tree};
+use core_server::repr::{Codec, Limits, json, tree};
 use serde_json::{Value, json};
 
 /// The 26 method + path pairs of the specification, and the link-persist operation at the path
@@ -314,6 +314,31 @@ fn validate(
     Ok(())
 }
 
+/// Runs `$body` with `$t` naming the generated type of the schema named `$schema`; an error
+/// for a schema not listed.
+macro_rules! with_type {
+    ($schema:expr, |$t:ident| $body:expr) => {
+        with_type!(@arms $schema, $t, $body;
+            PimType, ServiceType, ResponsesType, ResponseType, LocaleRequest, KeywordRequest,
+            ComponentsRequest, Components, MessagesPersistRequest, KeywordsPersistRequest,
+            GlossaryEntriesPersistRequest, ActionsRequest, ClassesPersistRequest,
+            AttrsPersistRequest, ProjectsPersistRequest, LinksRequest, ChannelQueryDto,
+            ChannelRequest, ChannelRequestDto, BriefingRequest, PatchBriefing,
+            ClassificationRequest, AttributesRetrieveRequest, AttributesQueryRequest,
+            AttributesQueryResponse, AttributeDefinitionsQuery, AttributeDefinitionsRequest,
+            PeoRequest, PeoQueryResponse, PeoQuery)
+    };
+    (@arms $schema:expr, $t:ident, $body:expr; $($name:ident),*) => {
+        match $schema {
+            $(stringify!($name) => {
+                type $t = types::$name;
+                $body
+            })*
+            other => Err(format!("no generated type for schema {other}; add it to `with_type`")),
+        }
+    };
+}
+
 /// Deserializes a tree into the generated type of a schema, and checks that the typed value
 /// written in each representation (one pass, as answers are) is byte for byte what the normalized
 /// tree writes.
@@ -348,49 +373,44 @@ fn typed(codec: &Codec, schema: &str, tree: Value) -> Result<(), String> {
         }
         Ok(())
     };
-    macro_rules! into {
-        ($($name:ident),* $(,)?) => {
-            match schema {
-                $(stringify!($name) => {
-                    let value = serde_json::from_value::<types::$name>(tree).map_err(|error| error.to_string())?;
-                    same(&value)
-                })*
-                other => Err(format!("no typed check for schema {other}; add it to `typed`")),
-            }
+    with_type!(schema, |T| {
+        let value = serde_json::from_value::<T>(tree).map_err(|error| error.to_string())?;
+        same(&value)
+    })
+}
+
+/// Every request example in JSON and compact JSON is read by the fast path straight into its
+/// typed value: the tree reads none of the document's valid requests, those of objects with
+/// rules and free keys included.
+#[test]
+fn every_request_example_takes_the_fast_path() {
+    let document = document();
+    let limits = Limits::default();
+    let mut declined = Vec::new();
+    let mut taken = 0;
+    for example in examples(&document) {
+        let (true, Some(schema)) = (example.place.ends_with(" request"), &example.schema) else {
+            continue;
         };
+        let bytes = example.bytes();
+        let read: Result<bool, String> =
+            match example.representation() {
+                Representation::Json => with_type!(schema.as_str(), |T| Ok(
+                    json::stream::read::<T>(&bytes, table(schema), &limits).is_some()
+                )),
+                Representation::Compact => with_type!(schema.as_str(), |T| Ok(
+                    json::stream::read_compact::<T>(&bytes, table(schema), &limits).is_some()
+                )),
+                _ => continue,
+            };
+        match read {
+            Ok(true) => taken += 1,
+            Ok(false) => declined.push(example.label()),
+            Err(reason) => declined.push(format!("{}: {reason}", example.label())),
+        }
     }
-    into!(
-        PimType,
-        ServiceType,
-        ResponsesType,
-        ResponseType,
-        LocaleRequest,
-        KeywordRequest,
-        ComponentsRequest,
-        Components,
-        MessagesPersistRequest,
-        KeywordsPersistRequest,
-        GlossaryEntriesPersistRequest,
-        ActionsRequest,
-        ClassesPersistRequest,
-        AttrsPersistRequest,
-        ProjectsPersistRequest,
-        LinksRequest,
-        ChannelQueryDto,
-        ChannelRequest,
-        ChannelRequestDto,
-        BriefingRequest,
-        PatchBriefing,
-        ClassificationRequest,
-        AttributesRetrieveRequest,
-        AttributesQueryRequest,
-        AttributesQueryResponse,
-        AttributeDefinitionsQuery,
-        AttributeDefinitionsRequest,
-        PeoRequest,
-        PeoQueryResponse,
-        PeoQuery,
-    )
+    assert!(declined.is_empty(), "declined:\n{}", declined.join("\n"));
+    assert!(taken > 20, "only {taken} request examples");
 }
 
 /// Examples of one name, at one place, in several media types show the same tree.
