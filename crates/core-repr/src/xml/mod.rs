@@ -32,7 +32,17 @@ pub fn read<T: DeserializeOwned>(
     namespace: &str,
     limits: &Limits,
 ) -> Result<T, DecodeError> {
-    read_with(bytes, schema, namespace, limits, true)
+    let message = Message::of(bytes, schema, namespace)?;
+    match stream::read(
+        message.text,
+        schema,
+        message.root,
+        message.namespace,
+        limits,
+    ) {
+        Some(value) => Ok(value),
+        None => message.read_reference(schema, limits),
+    }
 }
 
 /// Reads as `read` does, through the reference reader only: what the fast path is checked
@@ -43,38 +53,72 @@ pub fn read_reference<T: DeserializeOwned>(
     namespace: &str,
     limits: &Limits,
 ) -> Result<T, DecodeError> {
-    read_with(bytes, schema, namespace, limits, false)
+    Message::of(bytes, schema, namespace)?.read_reference(schema, limits)
 }
 
-fn read_with<T: DeserializeOwned>(
+/// Reads as `read` does, through the fast path only: `None` where `read` hands the message to
+/// the reference reader (the contract test holding every request example to the fast path).
+pub fn read_fast<T: DeserializeOwned>(
     bytes: &[u8],
     schema: &'static Schema,
     namespace: &str,
     limits: &Limits,
-    fast: bool,
-) -> Result<T, DecodeError> {
-    let text = std::str::from_utf8(bytes).map_err(|error| {
-        DecodeError::whole(Problem::InvalidUtf8 {
-            offset: error.valid_up_to(),
+) -> Option<T> {
+    let message = Message::of(bytes, schema, namespace).ok()?;
+    stream::read(
+        message.text,
+        schema,
+        message.root,
+        message.namespace,
+        limits,
+    )
+}
+
+/// A message's text once the checks both readers make first have passed, and what its root must
+/// be.
+struct Message<'a> {
+    text: &'a str,
+    root: &'static str,
+    namespace: Option<&'a str>,
+}
+
+impl<'a> Message<'a> {
+    fn of(
+        bytes: &'a [u8],
+        schema: &'static Schema,
+        namespace: &'a str,
+    ) -> Result<Message<'a>, DecodeError> {
+        let text = std::str::from_utf8(bytes).map_err(|error| {
+            DecodeError::whole(Problem::InvalidUtf8 {
+                offset: error.valid_up_to(),
+            })
+        })?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if let Some(ch) = find_forbidden(text) {
+            return Err(DecodeError::whole(Problem::ForbiddenCharacter(ch)));
+        }
+        if text.trim().is_empty() {
+            return Err(DecodeError::whole(Problem::Empty));
+        }
+        let root = schema.xml_root().ok_or_else(|| {
+            DecodeError::whole(Problem::Malformed(format!(
+                "{} has no XML representation",
+                schema.name
+            )))
+        })?;
+        Ok(Message {
+            text,
+            root: root.name,
+            namespace: root.namespace.map(|_| namespace),
         })
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if let Some(ch) = find_forbidden(text) {
-        return Err(DecodeError::whole(Problem::ForbiddenCharacter(ch)));
     }
-    if text.trim().is_empty() {
-        return Err(DecodeError::whole(Problem::Empty));
+
+    fn read_reference<T: DeserializeOwned>(
+        &self,
+        schema: &'static Schema,
+        limits: &Limits,
+    ) -> Result<T, DecodeError> {
+        let dom = dom::read(self.text, schema, self.root, self.namespace, limits)?;
+        T::deserialize(de::Element { dom: &dom, id: 0 }).map_err(DecodeError::from)
     }
-    let root = schema.xml_root().ok_or_else(|| {
-        DecodeError::whole(Problem::Malformed(format!(
-            "{} has no XML representation",
-            schema.name
-        )))
-    })?;
-    let namespace = root.namespace.map(|_| namespace);
-    if fast && let Some(value) = stream::read(text, schema, root.name, namespace, limits) {
-        return Ok(value);
-    }
-    let dom = dom::read(text, schema, root.name, namespace, limits)?;
-    T::deserialize(de::Element { dom: &dom, id: 0 }).map_err(DecodeError::from)
 }
