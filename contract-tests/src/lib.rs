@@ -362,3 +362,29 @@ pub async fn backends(test: &str) -> Vec<String> {
 pub use core_conformance::judge::{
     GENERATED_ITEMS, generated_attribute, issue_item, redact_json, redact_xml,
 };
+
+/// Runs `$body` with `$t` naming the generated type of the schema named `$schema`; an error
+/// for a schema not listed.
+#[macro_export]
+macro_rules! with_type {
+    ($schema:expr, |$t:ident| $body:expr) => {
+        $crate::with_type!(@arms $schema, $t, $body;
+            PimType, ServiceType, ResponsesType, ResponseType, LocaleRequest, KeywordRequest,
+            ComponentsRequest, Components, MessagesPersistRequest, KeywordsPersistRequest,
+            GlossaryEntriesPersistRequest, ActionsRequest, ClassesPersistRequest,
+            AttrsPersistRequest, ProjectsPersistRequest, LinksRequest, ChannelQueryDto,
+            ChannelRequest, ChannelRequestDto, BriefingRequest, PatchBriefing,
+            ClassificationRequest, AttributesRetrieveRequest, AttributesQueryRequest,
+            AttributesQueryResponse, AttributeDefinitionsQuery, AttributeDefinitionsRequest,
+            PeoRequest, PeoQueryResponse, PeoQuery)
+    };
+    (@arms $schema:expr, $t:ident, $body:expr; $($name:ident),*) => {
+        match $schema {
+            $(stringify!($name) => {
+                type $t = ::core_api::types::$name;
+                $body
+            })*
+            other => Err(format!("no generated type for schema {other}; add it to `with_type`")),
+        }
+    };
+}

@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use contract_tests::{Example, document, document_text, examples, published, table, validator};
-use core_api::types;
+use contract_tests::{
+    Example, document, document_text, examples, published, table, validator, with_type,
+};
 use core_api_support::Representation;
 use core_server::repr::{Codec, Limits, json, tree, xml};
 use serde_json::{Value, json};
@@ -312,31 +313,6 @@ fn validate(
         }
     }
     Ok(())
-}
-
-/// Runs `$body` with `$t` naming the generated type of the schema named `$schema`; an error
-/// for a schema not listed.
-macro_rules! with_type {
-    ($schema:expr, |$t:ident| $body:expr) => {
-        with_type!(@arms $schema, $t, $body;
-            PimType, ServiceType, ResponsesType, ResponseType, LocaleRequest, KeywordRequest,
-            ComponentsRequest, Components, MessagesPersistRequest, KeywordsPersistRequest,
-            GlossaryEntriesPersistRequest, ActionsRequest, ClassesPersistRequest,
-            AttrsPersistRequest, ProjectsPersistRequest, LinksRequest, ChannelQueryDto,
-            ChannelRequest, ChannelRequestDto, BriefingRequest, PatchBriefing,
-            ClassificationRequest, AttributesRetrieveRequest, AttributesQueryRequest,
-            AttributesQueryResponse, AttributeDefinitionsQuery, AttributeDefinitionsRequest,
-            PeoRequest, PeoQueryResponse, PeoQuery)
-    };
-    (@arms $schema:expr, $t:ident, $body:expr; $($name:ident),*) => {
-        match $schema {
-            $(stringify!($name) => {
-                type $t = types::$name;
-                $body
-            })*
-            other => Err(format!("no generated type for schema {other}; add it to `with_type`")),
-        }
-    };
 }
 
 /// Deserializes a tree into the generated type of a schema, and checks that the typed value

@@ -99,7 +99,15 @@ pub fn items(field: &Field, count: usize) -> Option<Problem> {
 
 /// The first rule of `schema` that the object breaks, as the problem to report.
 pub fn rules(schema: &'static Schema, object: &Map<String, Value>) -> Option<Problem> {
-    let seen = |property: &str| Seen::of(object.get(property));
+    broken_rule(schema, |property| Seen::of(object.get(property)))
+}
+
+/// The first rule of `schema` that an object breaks, its properties seen through `seen`, as the
+/// problem to report: what a reader that builds no tree asks (`json::check`).
+pub fn broken_rule<'v>(
+    schema: &'static Schema,
+    seen: impl Fn(&str) -> Seen<'v>,
+) -> Option<Problem> {
     let broken = schema.rules.iter().find(|rule| !holds(rule, &seen))?;
     Some(refusal(broken))
 }

@@ -80,7 +80,8 @@ impl Codec {
 
     /// Decodes a body straight into the typed value of `schema`. XML, JSON and compact JSON go
     /// from their text to the type without building the tree when the message is regular
-    /// (`xml::stream`, `json::stream`); anything else and every error go through
+    /// (`xml::stream`, `json::stream`). A JSON body it declines is walked for the reference's
+    /// error without the tree (`json::check`); anything else goes through
     /// [`Codec::decode_reference`].
     pub fn decode_typed<T: DeserializeOwned>(
         &self,
@@ -92,12 +93,20 @@ impl Codec {
             Representation::Xml => {
                 return xml::read::<T>(bytes, schema, &self.namespace, &self.limits);
             }
-            Representation::Json => json::stream::read(bytes, schema, &self.limits),
-            Representation::Compact => json::stream::read_compact(bytes, schema, &self.limits),
+            Representation::Json => match json::stream::read(bytes, schema, &self.limits) {
+                Some(value) => return Ok(value),
+                // The error the reference would report, found without the tree.
+                None => json::first_error(bytes, schema, &self.limits)
+                    .or_else(|| json::stream::typed_error::<T>(bytes, schema, &self.limits))
+                    .map(Err),
+            },
+            Representation::Compact => {
+                json::stream::read_compact(bytes, schema, &self.limits).map(Ok)
+            }
             Representation::Binary => None,
         };
         match fast {
-            Some(value) => Ok(value),
+            Some(answer) => answer,
             None => self.decode_reference(representation, bytes, schema),
         }
     }
@@ -178,31 +187,36 @@ impl Codec {
 /// patterns) is reported with its path.
 pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, DecodeError> {
     serde_path_to_error::deserialize(value).map_err(|error| {
-        let mut path = path::Path::new();
-        let mut pending: Option<String> = None;
-        for segment in error.path().iter() {
-            match segment {
-                serde_path_to_error::Segment::Seq { index } => match pending.take() {
-                    Some(name) => path.push_item(&name, *index),
-                    None => path.push(&format!("[{}]", index + 1)),
-                },
-                serde_path_to_error::Segment::Map { key }
-                | serde_path_to_error::Segment::Enum { variant: key } => {
-                    if let Some(name) = pending.replace(key.clone()) {
-                        path.push(&name);
-                    }
-                }
-                serde_path_to_error::Segment::Unknown => {}
-            }
-        }
-        if let Some(name) = pending {
-            path.push(&name);
-        }
         DecodeError::at(
-            path.as_str(),
+            path_of(error.path()),
             Problem::Malformed(error.into_inner().to_string()),
         )
     })
+}
+
+/// The path of a typed conversion's error, in the words of every other error (`kwds/kwd[2]/id`).
+fn path_of(segments: &serde_path_to_error::Path) -> String {
+    let mut path = path::Path::new();
+    let mut pending: Option<String> = None;
+    for segment in segments.iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => match pending.take() {
+                Some(name) => path.push_item(&name, *index),
+                None => path.push(&format!("[{}]", index + 1)),
+            },
+            serde_path_to_error::Segment::Map { key }
+            | serde_path_to_error::Segment::Enum { variant: key } => {
+                if let Some(name) = pending.replace(key.clone()) {
+                    path.push(&name);
+                }
+            }
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    if let Some(name) = pending {
+        path.push(&name);
+    }
+    path.as_str().to_string()
 }
 
 fn to_json(value: &Value) -> Result<Vec<u8>, EncodeError> {

@@ -7,7 +7,10 @@ use std::{cell::RefCell, fmt};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+mod check;
 pub mod stream;
+
+pub use check::first_error;
 
 use super::{
     Limits,
@@ -20,37 +23,46 @@ pub const XMLNS: &str = "xmlns";
 
 /// Parses a JSON body into the tree; the root's `xmlns`, if any, is dropped (D-07).
 pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(DecodeError::whole(Problem::Empty));
-    }
-    if let Err(error) = std::str::from_utf8(bytes) {
-        return Err(DecodeError::whole(Problem::InvalidUtf8 {
-            offset: error.valid_up_to(),
-        }));
-    }
+    let text = prelude(bytes)?;
     let state = State {
         duplicate: RefCell::new(None),
     };
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     let result = TreeSeed { state: &state }
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
-    let mut value = result.map_err(|error| {
-        if let Some(duplicate) = state.duplicate.borrow_mut().take() {
-            return DecodeError::at(duplicate.path(), Problem::Duplicate(duplicate.key));
-        }
-        // serde_json stops at 128 levels, deeper than our limit: report it as the same problem.
-        if error.to_string().starts_with("recursion limit exceeded") {
-            return DecodeError::whole(Problem::TooDeep {
-                limit: limits.max_depth,
-            });
-        }
-        DecodeError::whole(Problem::Malformed(error.to_string()))
-    })?;
+    let mut value = result.map_err(|error| failed(&error, state.duplicate.take(), limits))?;
     if let Value::Object(object) = &mut value {
         object.shift_remove(XMLNS);
     }
     Ok(value)
+}
+
+/// What every JSON reader refuses before it parses: an empty body, a body that is not UTF-8.
+fn prelude(bytes: &[u8]) -> Result<&str, DecodeError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(DecodeError::whole(Problem::Empty));
+    }
+    std::str::from_utf8(bytes).map_err(|error| {
+        DecodeError::whole(Problem::InvalidUtf8 {
+            offset: error.valid_up_to(),
+        })
+    })
+}
+
+/// The error of a parse that stopped: the repeated key it met, if that is why, else the
+/// parser's own.
+fn failed(error: &serde_json::Error, duplicate: Option<Duplicate>, limits: &Limits) -> DecodeError {
+    if let Some(duplicate) = duplicate {
+        return DecodeError::at(duplicate.path(), Problem::Duplicate(duplicate.key));
+    }
+    // serde_json stops at 128 levels, deeper than our limit: report it as the same problem.
+    if error.to_string().starts_with("recursion limit exceeded") {
+        return DecodeError::whole(Problem::TooDeep {
+            limit: limits.max_depth,
+        });
+    }
+    DecodeError::whole(Problem::Malformed(error.to_string()))
 }
 
 /// The first repeated key found. Its path is collected while the error travels back up, so a
@@ -65,6 +77,7 @@ struct Duplicate {
     segments: Vec<Segment>,
 }
 
+#[derive(Clone)]
 enum Segment {
     Property(String),
     Item(usize),

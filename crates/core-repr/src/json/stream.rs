@@ -13,12 +13,14 @@
 //! It takes the regular message only. Anything it is not sure of (`meta` keys not grouped, a
 //! compact `meta` key given several values, a value past the depth limit, more keys than it
 //! tracks, the rules of an object compact JSON writes in a form of its own) and every error make
-//! it decline, and the reference reader (`json::parse`, `compact::from_compact`, `tree::check`,
-//! the typed conversion) reads the message instead and words the error. So it never has to be
-//! right about an error, only about a success: the property test, the fuzz targets
-//! `decode_json` and `decode_compact`, and for the objects with rules `tests.rs` (every
-//! combination of the values their rules look at) check that a message it accepts reads to the
-//! same value through the reference reader.
+//! it decline. A declined JSON body is walked for the reference's error without a tree
+//! (`json::check`), then read again for the typed conversion's error ([`typed_error`]); what is
+//! left, and compact JSON, the reference reader (`json::parse`, `compact::from_compact`,
+//! `tree::check`, the typed conversion) reads instead. So it never has to be right about an
+//! error, only about a success: the property test, the fuzz targets `decode_json` and
+//! `decode_compact`, and for the objects with rules `tests.rs` (every combination of the values
+//! their rules look at) check that a message it accepts reads to the same value through the
+//! reference reader.
 
 use std::{cell::RefCell, fmt};
 
@@ -36,12 +38,16 @@ use self::{
     scalar::ScalarVisitor,
 };
 use super::XMLNS;
-use crate::{Limits, text::same};
+use crate::{
+    Limits,
+    error::{DecodeError, Problem},
+    text::same,
+};
 
 mod compact;
 mod free;
 mod list;
-mod rules;
+pub(super) mod rules;
 mod scalar;
 
 /// The most keys of one map-form collection (`meta`) the fast path tracks; a longer one goes to
@@ -81,8 +87,42 @@ fn read_as<T: DeserializeOwned>(
     // text is then parsed without checking its strings again.
     let text = std::str::from_utf8(bytes).ok()?;
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let checked = Checked {
-        inner: &mut deserializer,
+    let value = T::deserialize(root(&mut deserializer, schema, limits, compact)).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// The error of the typed conversion of a JSON body whose checks pass (an enumeration's value),
+/// named by its path and worded as the reference words it (`crate::typed`); `None` when the fast
+/// path declines the body for another reason (an irregular message, which is the reference's).
+/// No enumeration stands in a map-form item, whose items the reference reorders first.
+pub fn typed_error<T: DeserializeOwned>(
+    bytes: &[u8],
+    schema: &'static Schema,
+    limits: &Limits,
+) -> Option<DecodeError> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let checked = root(&mut deserializer, schema, limits, false);
+    let error = serde_path_to_error::deserialize::<_, T>(checked).err()?;
+    let path = crate::path_of(error.path());
+    let inner = error.into_inner();
+    // The reference converts a tree, whose errors name no place in a text.
+    let place = format!(" at line {} column {}", inner.line(), inner.column());
+    let message = inner.to_string();
+    let message = message.strip_suffix(&place).unwrap_or(&message);
+    (message != DECLINED).then(|| DecodeError::at(path, Problem::Malformed(message.to_string())))
+}
+
+/// The root of a body, as the fast path reads it.
+fn root<'k, D>(
+    inner: D,
+    schema: &'static Schema,
+    limits: &Limits,
+    compact: bool,
+) -> Checked<'k, D> {
+    Checked {
+        inner,
         ty: Type::Object(schema),
         field: None,
         at: At {
@@ -94,10 +134,7 @@ fn read_as<T: DeserializeOwned>(
             keyed: None,
             noted: None,
         },
-    };
-    let value = T::deserialize(checked).ok()?;
-    deserializer.end().ok()?;
-    Some(value)
+    }
 }
 
 /// Where a key of a map-form item goes: the item's key property, and the slot its text is noted
@@ -142,8 +179,11 @@ impl Visitor<'_> for XmlnsText {
     }
 }
 
+/// The error by which the fast path hands a body to the reference reader.
+const DECLINED: &str = "declined";
+
 fn decline<E: de::Error>() -> E {
-    E::custom("declined")
+    E::custom(DECLINED)
 }
 
 /// One value of the message, read through to the typed value's visitor as it is checked.

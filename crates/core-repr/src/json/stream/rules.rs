@@ -13,22 +13,26 @@ use crate::constraints::{self, Seen};
 /// an object.
 pub(super) type Noted = RefCell<Option<Fact>>;
 
-/// A property's value as [`Noted`] keeps it.
-pub(super) enum Fact {
+/// A property's value as [`Noted`] keeps it, and as the error walk (`json::check`) notes it.
+pub(in crate::json) enum Fact {
     /// A string.
     String(String),
     /// A boolean or a number, as text.
     Scalar(String),
     /// An array of this many items.
     Items(usize),
+    /// An object, or `null`.
+    Other,
 }
 
 impl Fact {
-    fn seen(&self) -> Seen<'_> {
+    /// The value as a rule's condition sees it.
+    pub(in crate::json) fn seen(&self) -> Seen<'_> {
         match self {
             Fact::String(text) => Seen::String(text),
             Fact::Scalar(text) => Seen::Scalar(text.clone()),
             Fact::Items(count) => Seen::Items(*count),
+            Fact::Other => Seen::Other,
         }
     }
 }

@@ -1,0 +1,336 @@
+//! Every JSON request example of the document, broken in many ways (one break, two breaks at
+//! once, properties in reverse order, a key given twice, the text cut short), reports the same
+//! error through the server's error walk (`json::first_error`, no tree) as through the reference
+//! reader (the tree, then `tree::check`).
+
+use contract_tests::{document, examples, table, with_type};
+use core_api_support::Representation;
+use core_server::repr::{Codec, Limits, json, tree};
+use serde_json::{Value, json};
+
+/// One step from a value to one of its children.
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Item(usize),
+}
+
+/// One way to break a message at one of its values.
+#[derive(Clone, Debug)]
+enum Break {
+    /// The value replaced by another.
+    Replace(Value),
+    /// An object given an unknown property, first or last.
+    Unknown { first: bool, name: &'static str },
+    /// A property left out (the value is an object's).
+    Remove,
+    /// An object's properties in reverse order.
+    Reverse,
+    /// An object's first key given again, after its others.
+    Repeat,
+}
+
+/// The paths of every value of `value`, the root's (empty) first.
+fn paths(value: &Value) -> Vec<Vec<Step>> {
+    let mut found = vec![Vec::new()];
+    let mut index = 0;
+    while index < found.len() {
+        let path = found[index].clone();
+        match at(value, &path) {
+            Some(Value::Object(object)) => found.extend(object.keys().map(|key| {
+                let mut child = path.clone();
+                child.push(Step::Key(key.clone()));
+                child
+            })),
+            Some(Value::Array(items)) => found.extend((0..items.len()).map(|item| {
+                let mut child = path.clone();
+                child.push(Step::Item(item));
+                child
+            })),
+            _ => {}
+        }
+        index += 1;
+    }
+    found
+}
+
+fn at<'v>(value: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        Step::Key(key) => value.get(key),
+        Step::Item(item) => value.get(item),
+    })
+}
+
+fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(value, |value, step| match step {
+        Step::Key(key) => value.get_mut(key),
+        Step::Item(item) => value.get_mut(item),
+    })
+}
+
+/// The breaks tried at every value.
+fn breaks() -> Vec<Break> {
+    let replacements = [
+        json!(null),
+        json!(true),
+        json!(1),
+        json!(-1),
+        json!(1.5),
+        json!(18_446_744_073_709_551_615u64),
+        json!("x"),
+        json!("\u{1}"),
+        json!([]),
+        json!([1]),
+        json!({}),
+        json!({"zz": 1}),
+    ];
+    let mut breaks: Vec<Break> = replacements.into_iter().map(Break::Replace).collect();
+    breaks.extend([
+        Break::Unknown {
+            first: true,
+            name: "zz",
+        },
+        Break::Unknown {
+            first: false,
+            name: "yy",
+        },
+        Break::Remove,
+        Break::Reverse,
+        Break::Repeat,
+    ]);
+    breaks
+}
+
+/// Applies `broken` at `path`; the repeated keys to write are added to `repeats`. Returns
+/// whether it applied.
+fn apply(value: &mut Value, path: &[Step], broken: &Break, repeats: &mut Vec<Vec<Step>>) -> bool {
+    if let (Break::Remove, Some((Step::Key(key), parent))) = (broken, path.split_last()) {
+        return match at_mut(value, parent) {
+            Some(Value::Object(object)) => object.shift_remove(key).is_some(),
+            _ => false,
+        };
+    }
+    let Some(target) = at_mut(value, path) else {
+        return false;
+    };
+    match (broken, target) {
+        (Break::Replace(replacement), target) => *target = replacement.clone(),
+        (Break::Unknown { first, name }, Value::Object(object)) => {
+            if *first {
+                let rest = std::mem::take(object);
+                object.insert(name.to_string(), json!(1));
+                object.extend(rest);
+            } else {
+                object.insert(name.to_string(), json!(1));
+            }
+        }
+        (Break::Reverse, Value::Object(object)) => {
+            let entries: Vec<(String, Value)> = std::mem::take(object).into_iter().rev().collect();
+            object.extend(entries);
+        }
+        (Break::Repeat, Value::Object(object)) if !object.is_empty() => repeats.push(path.to_vec()),
+        _ => return false,
+    }
+    true
+}
+
+/// Writes `value` as JSON, the objects at `repeats` giving their first key again at their end.
+fn write(value: &Value, path: &mut Vec<Step>, repeats: &[Vec<Step>], out: &mut String) {
+    match value {
+        Value::Object(object) => {
+            out.push('{');
+            let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+            if repeats.iter().any(|repeat| same_path(repeat, path))
+                && let Some(first) = entries.first().copied()
+            {
+                entries.push(first);
+            }
+            for (index, (key, item)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                path.push(Step::Key(key.clone()));
+                write(item, path, repeats, out);
+                path.pop();
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                path.push(Step::Item(index));
+                write(item, path, repeats, out);
+                path.pop();
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+fn same_path(one: &[Step], other: &[Step]) -> bool {
+    one.len() == other.len()
+        && one.iter().zip(other).all(|pair| match pair {
+            (Step::Key(a), Step::Key(b)) => a == b,
+            (Step::Item(a), Step::Item(b)) => a == b,
+            _ => false,
+        })
+}
+
+/// The error walk and the reference agree on `text`, and so do the whole engine (fast path,
+/// error walk, typed conversion) and the reference reader; returns whether it is refused.
+fn agree(text: &str, name: &str, label: &str) -> bool {
+    let limits = Limits::default();
+    let schema = table(name);
+    let walked = json::first_error(text.as_bytes(), schema, &limits).map(|error| error.to_string());
+    let reference = json::parse(text.as_bytes(), &limits)
+        .and_then(|value| tree::check(&value, schema, limits.max_depth))
+        .err()
+        .map(|error| error.to_string());
+    assert_eq!(walked, reference, "{label}: {text}");
+    let codec = Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, limits.clone());
+    let bytes = text.as_bytes();
+    let engine: Result<Option<String>, String> = with_type!(name, |T| Ok(
+        match (
+            codec.decode_typed::<T>(Representation::Json, bytes, schema),
+            codec.decode_reference::<T>(Representation::Json, bytes, schema),
+        ) {
+            (Ok(engine), Ok(reference)) => {
+                assert_eq!(engine, reference, "{label}: {text}");
+                None
+            }
+            (Err(engine), _)
+                if json::stream::read::<T>(bytes, schema, &limits).is_none()
+                    && walked.is_none()
+                    && json::stream::typed_error::<T>(bytes, schema, &limits).is_none() =>
+            {
+                panic!("{label}: only the tree words this error ({engine}): {text}")
+            }
+            (engine, reference) => {
+                let engine = engine.err().map(|error| error.to_string());
+                let reference = reference.err().map(|error| error.to_string());
+                assert_eq!(engine, reference, "{label}: {text}");
+                engine
+            }
+        }
+    ));
+    engine
+        .unwrap_or_else(|reason| panic!("{label}: {reason}"))
+        .is_some()
+}
+
+/// A small deterministic generator, so that a failure is found again on every run.
+struct Dice(u64);
+
+impl Dice {
+    fn below(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound as u64) as usize
+    }
+}
+
+/// Breaks `example` with `chosen` (a path and a break each), reversing every object too when
+/// `reverse`, and checks the readers agree.
+fn try_breaks(
+    example: &Value,
+    chosen: &[(Vec<Step>, Break)],
+    reverse: bool,
+    schema: &str,
+    label: &str,
+) -> Option<bool> {
+    let mut value = example.clone();
+    let mut repeats = Vec::new();
+    for (path, broken) in chosen {
+        if !apply(&mut value, path, broken, &mut repeats) {
+            return None;
+        }
+    }
+    if reverse {
+        for path in paths(&value) {
+            apply(&mut value, &path, &Break::Reverse, &mut repeats);
+        }
+    }
+    let mut text = String::new();
+    write(&value, &mut Vec::new(), &repeats, &mut text);
+    Some(agree(&text, schema, label))
+}
+
+#[test]
+fn every_broken_request_example_reads_to_the_reference_error() {
+    let document = document();
+    let breaks = breaks();
+    let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
+    let (mut tried, mut refused, mut examples_seen) = (0usize, 0usize, 0usize);
+    for example in examples(&document) {
+        let (true, Some(schema)) = (example.place.ends_with(" request"), &example.schema) else {
+            continue;
+        };
+        if example.representation() != Representation::Json {
+            continue;
+        }
+        examples_seen += 1;
+        let label = example.label();
+        let value = example.value.clone();
+        let text = String::from_utf8_lossy(&example.bytes()).into_owned();
+        // The text cut short, at a few places.
+        for cut in [
+            1,
+            text.len() / 3,
+            text.len() / 2,
+            text.len().saturating_sub(1),
+        ] {
+            if let Some(prefix) = text.get(..cut) {
+                tried += 1;
+                refused += usize::from(agree(prefix, schema, &label));
+            }
+        }
+        let paths = paths(&value);
+        // Every break at every value, alone.
+        for path in &paths {
+            for broken in &breaks {
+                if let Some(was) = try_breaks(
+                    &value,
+                    &[(path.clone(), broken.clone())],
+                    false,
+                    schema,
+                    &label,
+                ) {
+                    tried += 1;
+                    refused += usize::from(was);
+                }
+            }
+        }
+        // Two and three breaks at once, in both orders of the properties.
+        for round in 0..600 {
+            let count = 2 + dice.below(2);
+            let chosen: Vec<(Vec<Step>, Break)> = (0..count)
+                .map(|_| {
+                    (
+                        paths[dice.below(paths.len())].clone(),
+                        breaks[dice.below(breaks.len())].clone(),
+                    )
+                })
+                .collect();
+            if let Some(was) = try_breaks(&value, &chosen, round % 2 == 1, schema, &label) {
+                tried += 1;
+                refused += usize::from(was);
+            }
+        }
+    }
+    eprintln!("{tried} broken bodies of {examples_seen} examples, {refused} refused");
+    assert!(
+        examples_seen > 20,
+        "only {examples_seen} JSON request examples"
+    );
+    assert!(
+        refused > tried / 2,
+        "only {refused} of {tried} broken bodies were refused"
+    );
+}

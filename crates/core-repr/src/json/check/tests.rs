@@ -1,0 +1,124 @@
+//! The error walk against the reference reader (the tree, then `tree::check`): the same error,
+//! or none, for bodies whose errors stand in every order the ranking can meet them.
+
+use core_api::tables;
+use core_api_support::Schema;
+
+use super::first_error;
+use crate::{Limits, json, tree};
+
+/// What the reference reports before the typed conversion.
+fn reference(text: &str, schema: &'static Schema, limits: &Limits) -> Option<String> {
+    json::parse(text.as_bytes(), limits)
+        .and_then(|value| tree::check(&value, schema, limits.max_depth))
+        .err()
+        .map(|error| error.to_string())
+}
+
+/// Requires the walk to report what the reference reports, and returns it.
+fn agrees(text: &str, schema: &'static Schema) -> Option<String> {
+    agrees_within(text, schema, &Limits::default())
+}
+
+fn agrees_within(text: &str, schema: &'static Schema, limits: &Limits) -> Option<String> {
+    let walked = first_error(text.as_bytes(), schema, limits).map(|error| error.to_string());
+    assert_eq!(walked, reference(text, schema, limits), "{text}");
+    walked
+}
+
+fn pim(text: &str) -> Option<String> {
+    agrees(text, &tables::PIM_TYPE)
+}
+
+#[test]
+fn a_valid_body_has_no_error() {
+    let keywords = r#"{"kwds":{"kwd":[{"id":1,"path":"/a","name":{"itm":[{"value":"A"}]}}]}}"#;
+    assert_eq!(pim(keywords), None);
+    assert_eq!(pim(r#"{"xmlns":"urn:x","kwds":{}}"#), None);
+}
+
+#[test]
+fn the_parser_errors_come_first_wherever_they_stand() {
+    assert!(pim("").is_some());
+    assert!(pim(" \n").is_some());
+    assert!(agrees_bytes(b"{\"kwds\":\"\xff\"}").is_some());
+    // A syntax error after a wrong type, a repeated key after an unknown property.
+    assert!(pim(r#"{"kwds":1,"x":}"#).is_some_and(|error| error.contains("line 1")));
+    let repeated = pim(r#"{"zz":1,"kwds":{"kwd":[{"id":1},{"id":2,"id":3}]}}"#);
+    assert_eq!(
+        repeated.as_deref(),
+        Some("kwds/kwd[2]: 'id' occurs more than once")
+    );
+    // Repeated keys are found in what no check looks into, and at the root's `xmlns`.
+    assert!(pim(r#"{"zz":{"a":[{"b":1,"b":2}]}}"#).is_some());
+    assert!(pim(r#"{"xmlns":"a","xmlns":"b"}"#).is_some());
+    assert!(pim(r#"{"kwds":{}} x"#).is_some());
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    assert!(pim(&deep).is_some());
+}
+
+fn agrees_bytes(bytes: &[u8]) -> Option<String> {
+    let limits = Limits::default();
+    let walked = first_error(bytes, &tables::PIM_TYPE, &limits).map(|error| error.to_string());
+    let reference = json::parse(bytes, &limits)
+        .err()
+        .map(|error| error.to_string());
+    assert_eq!(walked, reference);
+    walked
+}
+
+#[test]
+fn the_first_error_is_chosen_in_table_order_not_text_order() {
+    // The same two errors, given in both orders, report the same one.
+    let one = pim(r#"{"kwds":{"kwd":[{"id":"x"}]},"peos":1}"#);
+    let other = pim(r#"{"peos":1,"kwds":{"kwd":[{"id":"x"}]}}"#);
+    assert_eq!(one, other);
+    // An unknown property given last is reported before any field's error.
+    let unknown = pim(r#"{"kwds":{"kwd":[{"id":"x"}]},"zz":1}"#);
+    assert_eq!(unknown.as_deref(), Some("unknown property 'zz'"));
+    // Within an array, the first item's error; the count before any item's.
+    assert!(pim(r#"{"kwds":{"kwd":[{"id":1},{"id":"b"},{"id":"c"}]}}"#).is_some());
+    assert!(pim(r#"{"kwds":{"kwd":{}}}"#).is_some());
+    assert!(pim(r#"{"kwds":[]}"#).is_some());
+}
+
+#[test]
+fn every_kind_of_value_meets_every_kind_of_expectation() {
+    let values = [
+        "null",
+        "true",
+        "1",
+        "-1",
+        "1.5",
+        "18446744073709551615",
+        "\"x\"",
+        "\"\\u0001\"",
+        "[]",
+        "[1]",
+        "{}",
+        r#"{"a":1}"#,
+    ];
+    for value in values {
+        for body in [
+            format!(r#"{{"kwds":{value}}}"#),
+            format!(r#"{{"kwds":{{"kwd":{value}}}}}"#),
+            format!(r#"{{"kwds":{{"kwd":[{value}]}}}}"#),
+            format!(r#"{{"kwds":{{"kwd":[{{"id":{value}}}]}}}}"#),
+            format!(r#"{{"kwds":{{"kwd":[{{"id":1,"name":{value}}}]}}}}"#),
+            format!(r#"{{"kwds":{{"kwd":[{{"id":1,"name":{{"itm":[{{"value":{value}}}]}}}}]}}}}"#),
+            format!(r#"{{"meta":{{"itm":[{{"key":{value},"value":"x"}}]}}}}"#),
+            value.to_string(),
+        ] {
+            pim(&body);
+        }
+    }
+}
+
+#[test]
+fn objects_past_the_depth_limit_are_refused_where_they_start() {
+    let nested = r#"{"kwds":{"kwd":[{"id":1,"name":{"itm":[{"value":"A"}]}}]}}"#;
+    let refused: Vec<bool> = (0..7)
+        .map(|max_depth| agrees_within(nested, &tables::PIM_TYPE, &Limits { max_depth }).is_some())
+        .collect();
+    assert_eq!(refused, [true, true, true, true, false, false, false]);
+}
