@@ -28,6 +28,8 @@ enum Break {
     Reverse,
     /// An object's first key given again, after its others.
     Repeat,
+    /// An array's first item moved to its end.
+    Rotate,
 }
 
 /// The paths of every value of `value`, the root's (empty) first.
@@ -97,6 +99,7 @@ fn breaks() -> Vec<Break> {
         Break::Remove,
         Break::Reverse,
         Break::Repeat,
+        Break::Rotate,
     ]);
     breaks
 }
@@ -129,6 +132,7 @@ fn apply(value: &mut Value, path: &[Step], broken: &Break, repeats: &mut Vec<Vec
             object.extend(entries);
         }
         (Break::Repeat, Value::Object(object)) if !object.is_empty() => repeats.push(path.to_vec()),
+        (Break::Rotate, Value::Array(items)) if items.len() > 1 => items.rotate_left(1),
         _ => return false,
     }
     true
@@ -195,7 +199,15 @@ fn agree(text: &str, name: &str, label: &str) -> bool {
     assert_eq!(walked, reference, "{label}: {text}");
     let codec = Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, limits.clone());
     let bytes = text.as_bytes();
-    let engine: Result<Option<String>, String> = with_type!(name, |T| Ok(
+    let engine: Result<Option<String>, String> = with_type!(name, |T| Ok({
+        // The engine's readers answer every body themselves: none is left to the tree.
+        let declined = json::stream::read::<T>(bytes, schema, &limits).is_none()
+            && walked.is_none()
+            && matches!(
+                json::stream::read_traced::<T>(bytes, schema, &limits),
+                Err(None)
+            );
+        assert!(!declined, "{label}: only the tree reads {text}");
         match (
             codec.decode_typed::<T>(Representation::Json, bytes, schema),
             codec.decode_reference::<T>(Representation::Json, bytes, schema),
@@ -204,13 +216,6 @@ fn agree(text: &str, name: &str, label: &str) -> bool {
                 assert_eq!(engine, reference, "{label}: {text}");
                 None
             }
-            (Err(engine), _)
-                if json::stream::read::<T>(bytes, schema, &limits).is_none()
-                    && walked.is_none()
-                    && json::stream::typed_error::<T>(bytes, schema, &limits).is_none() =>
-            {
-                panic!("{label}: only the tree words this error ({engine}): {text}")
-            }
             (engine, reference) => {
                 let engine = engine.err().map(|error| error.to_string());
                 let reference = reference.err().map(|error| error.to_string());
@@ -218,7 +223,7 @@ fn agree(text: &str, name: &str, label: &str) -> bool {
                 engine
             }
         }
-    ));
+    }));
     engine
         .unwrap_or_else(|reason| panic!("{label}: {reason}"))
         .is_some()

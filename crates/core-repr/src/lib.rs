@@ -96,9 +96,13 @@ impl Codec {
             Representation::Json => match json::stream::read(bytes, schema, &self.limits) {
                 Some(value) => return Ok(value),
                 // The error the reference would report, found without the tree.
-                None => json::first_error(bytes, schema, &self.limits)
-                    .or_else(|| json::stream::typed_error::<T>(bytes, schema, &self.limits))
-                    .map(Err),
+                None => match json::first_error(bytes, schema, &self.limits) {
+                    Some(error) => Some(Err(error)),
+                    None => match json::stream::read_traced::<T>(bytes, schema, &self.limits) {
+                        Ok(value) => Some(Ok(value)),
+                        Err(error) => error.map(Err),
+                    },
+                },
             },
             Representation::Compact => {
                 json::stream::read_compact(bytes, schema, &self.limits).map(Ok)

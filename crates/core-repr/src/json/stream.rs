@@ -46,6 +46,7 @@ use crate::{
 
 mod compact;
 mod free;
+mod group;
 mod list;
 pub(super) mod rules;
 mod scalar;
@@ -92,26 +93,37 @@ fn read_as<T: DeserializeOwned>(
     Some(value)
 }
 
-/// The error of the typed conversion of a JSON body whose checks pass (an enumeration's value),
-/// named by its path and worded as the reference words it (`crate::typed`); `None` when the fast
-/// path declines the body for another reason (an irregular message, which is the reference's).
-/// No enumeration stands in a map-form item, whose items the reference reorders first.
-pub fn typed_error<T: DeserializeOwned>(
+/// Reads a JSON body the fast path declined and whose checks pass (`json::first_error` finds
+/// nothing): the items of map-form collections grouped by key first, as the reference groups them
+/// (`group`), then the typed conversion, whose error (an enumeration's value) is named by its path
+/// and worded as the reference words it (`crate::typed`). `Err(None)` when it declines too.
+pub fn read_traced<T: DeserializeOwned>(
     bytes: &[u8],
     schema: &'static Schema,
     limits: &Limits,
-) -> Option<DecodeError> {
-    let text = std::str::from_utf8(bytes).ok()?;
+) -> Result<T, Option<DecodeError>> {
+    let text = std::str::from_utf8(bytes).map_err(|_| None)?;
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let checked = root(&mut deserializer, schema, limits, false);
-    let error = serde_path_to_error::deserialize::<_, T>(checked).err()?;
-    let path = crate::path_of(error.path());
-    let inner = error.into_inner();
-    // The reference converts a tree, whose errors name no place in a text.
-    let place = format!(" at line {} column {}", inner.line(), inner.column());
-    let message = inner.to_string();
-    let message = message.strip_suffix(&place).unwrap_or(&message);
-    (message != DECLINED).then(|| DecodeError::at(path, Problem::Malformed(message.to_string())))
+    let mut checked = root(&mut deserializer, schema, limits, false);
+    checked.at.group = true;
+    let value = serde_path_to_error::deserialize::<_, T>(checked).map_err(|error| {
+        let path = crate::path_of(error.path());
+        let message = without_place(error.inner());
+        (message != DECLINED).then(|| DecodeError::at(path, Problem::Malformed(message)))
+    })?;
+    deserializer.end().map_err(|_| None)?;
+    Ok(value)
+}
+
+/// A parser's error without the place in the text it names: the reference converts a tree,
+/// whose errors name none.
+fn without_place(error: &serde_json::Error) -> String {
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    let message = error.to_string();
+    match message.strip_suffix(&place) {
+        Some(message) => message.to_string(),
+        None => message,
+    }
 }
 
 /// The root of a body, as the fast path reads it.
@@ -133,6 +145,8 @@ fn root<'k, D>(
             key: None,
             keyed: None,
             noted: None,
+            group: false,
+            rules: true,
         },
     }
 }
@@ -156,6 +170,12 @@ struct At<'k> {
     keyed: Option<KeyOf<'k>>,
     /// For a property an object's rules look at, where what they ask of it is noted.
     noted: Option<&'k Noted>,
+    /// Whether the items of map-form collections are grouped by key as they are read (`group`),
+    /// rather than declined when they are not.
+    group: bool,
+    /// Whether the rules of the objects met are asked: not inside a batch item, whose rules the
+    /// batch layer asks item by item, as `tree::check` leaves them.
+    rules: bool,
 }
 
 /// The root's `xmlns` as the fast path takes it: text, read and dropped.
@@ -322,7 +342,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        let notes = Notes::of(self.schema, self.fields);
+        let notes = Notes::of(self.schema, self.fields, self.at.rules);
         let mut properties = Properties {
             inner: map,
             schema: self.schema,
@@ -456,7 +476,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                     }
                     // A namespace is text; anything else (an object whose keys repeat, say)
                     // is the reference reader's to judge.
-                    self.inner.next_value::<XmlnsText>()?;
+                    self.inner
+                        .next_value::<XmlnsText>()
+                        .map_err(|_| decline::<A::Error>())?;
                 }
                 Some(Key::Field(index)) => return self.meet(index, None, seed).map(Some),
                 Some(Key::Val(index, value)) => {
@@ -480,6 +502,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
             key,
             keyed: None,
             noted,
+            rules: self.at.rules && !field.batch,
             ..self.at
         };
         if let Some(value) = self.val.take() {

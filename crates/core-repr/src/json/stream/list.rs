@@ -9,6 +9,7 @@ use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
 use super::{
     At, MAX_TRACKED_KEYS, ValueSeed, decline,
+    group::GroupVisitor,
     rules::{Fact, note},
 };
 use crate::constraints;
@@ -53,6 +54,14 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for List<'_, D> {
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        if let Some(key) = self.map_key.filter(|_| self.at.group) {
+            return self.inner.deserialize_seq(GroupVisitor {
+                visitor,
+                field: self.field,
+                at: self.at,
+                key,
+            });
+        }
         self.inner.deserialize_seq(ListVisitor {
             visitor,
             field: self.field,

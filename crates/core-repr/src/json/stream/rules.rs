@@ -45,21 +45,28 @@ pub(super) fn note(noted: Option<&Noted>, fact: impl FnOnce() -> Fact) {
 }
 
 /// What the rules of one object ask of its properties, by field index; nothing for an object
-/// without rules.
+/// without rules, or whose rules are not asked (inside a batch item, as `tree::check` leaves
+/// them to the batch layer).
 pub(super) struct Notes {
     schema: &'static Schema,
     slots: Vec<Noted>,
+    asked: bool,
 }
 
 impl Notes {
-    /// The slots of an object of `schema`: none when it has no rules.
-    pub(super) fn of(schema: &'static Schema, fields: &[Field]) -> Notes {
-        let slots = if schema.rules.is_empty() {
-            Vec::new()
-        } else {
+    /// The slots of an object of `schema`: none when it has no rules or they are not `asked`.
+    pub(super) fn of(schema: &'static Schema, fields: &[Field], asked: bool) -> Notes {
+        let asked = asked && !schema.rules.is_empty();
+        let slots = if asked {
             fields.iter().map(|_| Noted::default()).collect()
+        } else {
+            Vec::new()
         };
-        Notes { schema, slots }
+        Notes {
+            schema,
+            slots,
+            asked,
+        }
     }
 
     /// Where the value of field `index` is noted, if a rule looks at it.
@@ -72,7 +79,7 @@ impl Notes {
     /// Whether the object read keeps its schema's rules, `met` holding the properties it gave
     /// by field index, as `constraints::rules` finds it of the same object's tree.
     pub(super) fn kept(&mut self, fields: &[Field], met: u64) -> bool {
-        if self.schema.rules.is_empty() {
+        if !self.asked {
             return true;
         }
         let facts: Vec<Option<Fact>> = std::mem::take(&mut self.slots)

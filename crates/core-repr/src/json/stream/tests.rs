@@ -130,6 +130,39 @@ fn anything_irregular_goes_to_the_reference_reader() {
     }
 }
 
+/// What the fast path declines in JSON is answered without the tree: its error by the error walk
+/// or the typed conversion's trace, an irregular valid message by the second reading, which
+/// groups map-form items (`group`).
+#[test]
+fn what_the_fast_path_declines_in_json_needs_no_tree() {
+    let many_keys: Vec<String> = (0..40)
+        .map(|key| format!(r#"{{"key":"k{}","value":"{key}"}}"#, key % 35))
+        .collect();
+    let many_keys = format!(r#"{{"meta":{{"itm":[{}]}}}}"#, many_keys.join(","));
+    for text in [
+        r#"{"meta":{"itm":[{"key":"a","value":"1"},{"key":"b","value":"2"},{"key":"a","value":"3"}]}}"#,
+        r#"{"meta":{"itm":[{"key":"a","value":"1"},{"value":"2"},{"key":"a","value":"3"}]}}"#,
+        &many_keys,
+        r#"{"kwds":{"kwd":[{"id":"1"}]}}"#,
+        r#"{"kwds":{}} x"#,
+    ] {
+        assert!(!pim(text), "taken at once: {text}");
+        let limits = Limits::default();
+        let answered = crate::json::first_error(text.as_bytes(), &tables::PIM_TYPE, &limits)
+            .is_some()
+            || !matches!(
+                super::read_traced::<PimType>(text.as_bytes(), &tables::PIM_TYPE, &limits),
+                Err(None)
+            );
+        assert!(answered, "left to the tree: {text}");
+    }
+    // Batch items' rules are the batch layer's: the message reads, as through the reference.
+    assert!(taken::<core_api::types::MessagesPersistRequest>(
+        r#"{"messages":[{}]}"#,
+        &tables::MESSAGES_PERSIST_REQUEST
+    ));
+}
+
 #[test]
 fn rules_are_held_as_the_reference_reader_holds_them() {
     // (message, kept): a message that keeps its rules is taken, one that breaks one is left to
