@@ -4,8 +4,8 @@
 //! reader (the tree, then `tree::check`).
 
 use contract_tests::{document, examples, table, with_type};
-use core_api_support::Representation;
-use core_server::repr::{Codec, Limits, json, tree};
+use core_api_support::{Representation, Schema};
+use core_server::repr::{Codec, Limits, compact, json, tree};
 use serde_json::{Value, json};
 
 /// One step from a value to one of its children.
@@ -96,11 +96,14 @@ fn breaks() -> Vec<Break> {
             first: false,
             name: "yy",
         },
-        Break::Remove,
-        Break::Reverse,
-        Break::Repeat,
-        Break::Rotate,
     ]);
+    // Names the compact forms give meaning: the items under their own names, an entry naming
+    // its key property, the names of the forms.
+    breaks.extend(
+        ["key", "itm", "val", "kwd", "locale", "entries", "value"]
+            .map(|name| Break::Unknown { first: false, name }),
+    );
+    breaks.extend([Break::Remove, Break::Reverse, Break::Repeat, Break::Rotate]);
     breaks
 }
 
@@ -186,31 +189,69 @@ fn same_path(one: &[Step], other: &[Step]) -> bool {
         })
 }
 
-/// The error walk and the reference agree on `text`, and so do the whole engine (fast path,
-/// error walk, typed conversion) and the reference reader; returns whether it is refused.
-fn agree(text: &str, name: &str, label: &str) -> bool {
+/// The error the readers give before the typed conversion: the server's (for compact JSON the
+/// rewrite to default-JSON text, then the error walk), and the reference's (the tree, its rewrite
+/// for compact JSON, then `tree::check`).
+fn errors_before_conversion(
+    representation: Representation,
+    text: &str,
+    schema: &'static Schema,
+) -> (Result<Option<String>, String>, Option<String>) {
     let limits = Limits::default();
-    let schema = table(name);
-    let walked = json::first_error(text.as_bytes(), schema, &limits).map(|error| error.to_string());
-    let reference = json::parse(text.as_bytes(), &limits)
+    let bytes = text.as_bytes();
+    let walked = match representation {
+        Representation::Compact => json::rewrite_compact(bytes, schema, &limits),
+        _ => Ok(text.to_string()),
+    }
+    .map(|rewritten| {
+        json::first_error(rewritten.as_bytes(), schema, &limits).map(|error| error.to_string())
+    })
+    .map_err(|error| error.to_string());
+    let reference = json::parse(bytes, &limits)
+        .and_then(|value| match representation {
+            Representation::Compact => compact::from_compact(value, schema),
+            _ => Ok(value),
+        })
         .and_then(|value| tree::check(&value, schema, limits.max_depth))
         .err()
         .map(|error| error.to_string());
-    assert_eq!(walked, reference, "{label}: {text}");
+    (walked, reference)
+}
+
+/// The server's error walk and the reference agree on `text`, and so do the whole engine and the
+/// reference reader, without the engine leaving it to the tree; returns whether it is refused.
+fn agree(representation: Representation, text: &str, name: &str, label: &str) -> bool {
+    let limits = Limits::default();
+    let schema = table(name);
+    let (walked, reference) = errors_before_conversion(representation, text, schema);
+    let walked_error = walked.clone().unwrap_or_else(Some);
+    assert_eq!(walked_error, reference, "{label}: {text}");
     let codec = Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, limits.clone());
     let bytes = text.as_bytes();
     let engine: Result<Option<String>, String> = with_type!(name, |T| Ok({
         // The engine's readers answer every body themselves: none is left to the tree.
-        let declined = json::stream::read::<T>(bytes, schema, &limits).is_none()
-            && walked.is_none()
-            && matches!(
-                json::stream::read_traced::<T>(bytes, schema, &limits),
-                Err(None)
-            );
+        let fast = match representation {
+            Representation::Compact => json::stream::read_compact::<T>(bytes, schema, &limits),
+            _ => json::stream::read::<T>(bytes, schema, &limits),
+        };
+        let rewritten = match representation {
+            Representation::Compact => json::rewrite_compact(bytes, schema, &limits).ok(),
+            _ => Some(text.to_string()),
+        };
+        let declined = fast.is_none()
+            && rewritten.is_some_and(|rewritten| {
+                let bytes = rewritten.as_bytes();
+                json::stream::read::<T>(bytes, schema, &limits).is_none()
+                    && matches!(walked, Ok(None))
+                    && matches!(
+                        json::stream::read_traced::<T>(bytes, schema, &limits),
+                        Err(None)
+                    )
+            });
         assert!(!declined, "{label}: only the tree reads {text}");
         match (
-            codec.decode_typed::<T>(Representation::Json, bytes, schema),
-            codec.decode_reference::<T>(Representation::Json, bytes, schema),
+            codec.decode_typed::<T>(representation, bytes, schema),
+            codec.decode_reference::<T>(representation, bytes, schema),
         ) {
             (Ok(engine), Ok(reference)) => {
                 assert_eq!(engine, reference, "{label}: {text}");
@@ -244,6 +285,7 @@ impl Dice {
 /// Breaks `example` with `chosen` (a path and a break each), reversing every object too when
 /// `reverse`, and checks the readers agree.
 fn try_breaks(
+    representation: Representation,
     example: &Value,
     chosen: &[(Vec<Step>, Break)],
     reverse: bool,
@@ -264,7 +306,7 @@ fn try_breaks(
     }
     let mut text = String::new();
     write(&value, &mut Vec::new(), &repeats, &mut text);
-    Some(agree(&text, schema, label))
+    Some(agree(representation, &text, schema, label))
 }
 
 #[test]
@@ -277,7 +319,11 @@ fn every_broken_request_example_reads_to_the_reference_error() {
         let (true, Some(schema)) = (example.place.ends_with(" request"), &example.schema) else {
             continue;
         };
-        if example.representation() != Representation::Json {
+        let representation = example.representation();
+        if !matches!(
+            representation,
+            Representation::Json | Representation::Compact
+        ) {
             continue;
         }
         examples_seen += 1;
@@ -293,7 +339,7 @@ fn every_broken_request_example_reads_to_the_reference_error() {
         ] {
             if let Some(prefix) = text.get(..cut) {
                 tried += 1;
-                refused += usize::from(agree(prefix, schema, &label));
+                refused += usize::from(agree(representation, prefix, schema, &label));
             }
         }
         let paths = paths(&value);
@@ -301,6 +347,7 @@ fn every_broken_request_example_reads_to_the_reference_error() {
         for path in &paths {
             for broken in &breaks {
                 if let Some(was) = try_breaks(
+                    representation,
                     &value,
                     &[(path.clone(), broken.clone())],
                     false,
@@ -323,7 +370,14 @@ fn every_broken_request_example_reads_to_the_reference_error() {
                     )
                 })
                 .collect();
-            if let Some(was) = try_breaks(&value, &chosen, round % 2 == 1, schema, &label) {
+            if let Some(was) = try_breaks(
+                representation,
+                &value,
+                &chosen,
+                round % 2 == 1,
+                schema,
+                &label,
+            ) {
                 tried += 1;
                 refused += usize::from(was);
             }

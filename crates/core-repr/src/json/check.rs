@@ -24,7 +24,10 @@ use crate::{
     tree::scalar_name,
 };
 
+mod compact;
 mod object;
+
+pub use compact::rewrite_compact;
 
 /// The error the reference reader reports for a JSON body of `schema`, if it reports one before
 /// the typed conversion (whose errors, enumerations', are not looked for here).
@@ -33,12 +36,7 @@ pub fn first_error(bytes: &[u8], schema: &'static Schema, limits: &Limits) -> Op
         Ok(text) => text,
         Err(error) => return Some(error),
     };
-    let walk = Walk {
-        path: RefCell::new(Path::new()),
-        text: RefCell::new(Vec::new()),
-        duplicate: RefCell::new(None),
-        max_depth: limits.max_depth,
-    };
+    let walk = Walk::new(limits.max_depth);
     let look = Look {
         walk: &walk,
         expect: Expect::Schema {
@@ -70,6 +68,15 @@ struct Walk {
 }
 
 impl Walk {
+    fn new(max_depth: usize) -> Walk {
+        Walk {
+            path: RefCell::new(Path::new()),
+            text: RefCell::new(Vec::new()),
+            duplicate: RefCell::new(None),
+            max_depth,
+        }
+    }
+
     /// A problem of the value read.
     fn error(&self, problem: Problem) -> DecodeError {
         DecodeError::at(self.path.borrow().as_str(), problem)

@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 mod check;
 pub mod stream;
 
-pub use check::first_error;
+pub use check::{first_error, rewrite_compact};
 
 use super::{
     Limits,

@@ -105,7 +105,7 @@ pub fn read_traced<T: DeserializeOwned>(
     let text = std::str::from_utf8(bytes).map_err(|_| None)?;
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let mut checked = root(&mut deserializer, schema, limits, false);
-    checked.at.group = true;
+    checked.at.walked = true;
     let value = serde_path_to_error::deserialize::<_, T>(checked).map_err(|error| {
         let path = crate::path_of(error.path());
         let message = without_place(error.inner());
@@ -145,7 +145,7 @@ fn root<'k, D>(
             key: None,
             keyed: None,
             noted: None,
-            group: false,
+            walked: false,
             rules: true,
         },
     }
@@ -170,9 +170,11 @@ struct At<'k> {
     keyed: Option<KeyOf<'k>>,
     /// For a property an object's rules look at, where what they ask of it is noted.
     noted: Option<&'k Noted>,
-    /// Whether the items of map-form collections are grouped by key as they are read (`group`),
-    /// rather than declined when they are not.
-    group: bool,
+    /// Whether the body was walked and found free of errors (`json::first_error`), as for the
+    /// second reading ([`read_traced`]): no repeated key is left to find, and the items of
+    /// map-form collections are grouped by key as they are read (`group`), rather than declined
+    /// when they are not.
+    walked: bool,
     /// Whether the rules of the objects met are asked: not inside a batch item, whose rules the
     /// batch layer asks item by item, as `tree::check` leaves them.
     rules: bool,
@@ -476,9 +478,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Properties<'_, A> {
                     }
                     // A namespace is text; anything else (an object whose keys repeat, say)
                     // is the reference reader's to judge.
-                    self.inner
-                        .next_value::<XmlnsText>()
-                        .map_err(|_| decline::<A::Error>())?;
+                    if self.at.walked {
+                        self.inner.next_value::<de::IgnoredAny>()?;
+                    } else {
+                        self.inner
+                            .next_value::<XmlnsText>()
+                            .map_err(|_| decline::<A::Error>())?;
+                    }
                 }
                 Some(Key::Field(index)) => return self.meet(index, None, seed).map(Some),
                 Some(Key::Val(index, value)) => {

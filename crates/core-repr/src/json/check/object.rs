@@ -198,7 +198,7 @@ fn free<'de, A: MapAccess<'de>>(
 /// Reads every entry of an object through `each` (which reads the value), and stops the parse
 /// at the object's end if a key was given twice, naming the first repeated, as the reference's
 /// parser does.
-fn entries<'de, A: MapAccess<'de>>(
+pub(super) fn entries<'de, A: MapAccess<'de>>(
     walk: &Walk,
     mut map: A,
     mut each: impl FnMut(&str, &mut A) -> Result<(), A::Error>,

@@ -122,3 +122,69 @@ fn objects_past_the_depth_limit_are_refused_where_they_start() {
         .collect();
     assert_eq!(refused, [true, true, true, true, false, false, false]);
 }
+
+/// Requires the rewrite of compact JSON, then the walk, to report what the reference reports
+/// (the tree, `from_compact`, `tree::check`), and returns it.
+fn compact_agrees(text: &str, schema: &'static Schema) -> Option<String> {
+    let limits = Limits::default();
+    let walked = match super::rewrite_compact(text.as_bytes(), schema, &limits) {
+        Ok(rewritten) => first_error(rewritten.as_bytes(), schema, &limits),
+        Err(error) => Some(error),
+    }
+    .map(|error| error.to_string());
+    let reference = json::parse(text.as_bytes(), &limits)
+        .and_then(|value| crate::compact::from_compact(value, schema))
+        .and_then(|value| tree::check(&value, schema, limits.max_depth))
+        .err()
+        .map(|error| error.to_string());
+    assert_eq!(walked, reference, "{text}");
+    walked
+}
+
+#[test]
+fn compact_forms_are_rewritten_with_the_reference_errors() {
+    let pim = |text: &str| compact_agrees(text, &tables::PIM_TYPE);
+    assert_eq!(
+        pim(r#"{"meta":{"a":["x",{"value":"y","loc":"de"}],"b":"z"}}"#),
+        None
+    );
+    assert_eq!(pim(r#"{"xmlns":[1],"kwds":{"entries":[{"id":1}]}}"#), None);
+    for text in [
+        // Map form: an entry neither text nor object, an object naming the key, arrays of those.
+        r#"{"meta":{"a":1}}"#,
+        r#"{"meta":{"a":"x","b":null,"c":{"key":"c"}}}"#,
+        r#"{"meta":{"a":["x",["y"]]}}"#,
+        r#"{"meta":{"a":{"value":1}}}"#,
+        r#"{"meta":[]}"#,
+        // Entries form: the items under their own name; the rewrite's order of properties.
+        r#"{"kwds":{"entries":[{"id":1}],"kwd":[]}}"#,
+        r#"{"kwds":{"entries":[{"id":"x"}],"zz":1,"yy":2}}"#,
+        r#"{"kwds":{"entries":{"id":1}}}"#,
+        r#"{"kwds":{"entries":[1]}}"#,
+        r#"{"kwds":1}"#,
+        // Value form: a text, a list, anything else.
+        r#"{"attrs":{"entries":[{"id":1,"vals":{"entries":[{"value":1}]}}]}}"#,
+        r#"{"attrs":{"entries":[{"id":1,"vals":{"entries":[{"value":["a",{"value":"b"}]}]}}]}}"#,
+        r#"{"attrs":{"entries":[{"id":1,"vals":{"entries":[{"value":[],"itm":[]}]}}]}}"#,
+        // Repeated keys and syntax, before any error of the rewrite.
+        r#"{"meta":{"a":1},"meta":{}}"#,
+        r#"{"meta":{"a":{"value":"x","value":"y"}}}"#,
+        r#"{"meta":{"a":1}"#,
+    ] {
+        assert!(pim(text).is_some(), "{text}");
+    }
+    let nested = r#"{"kwds":{"entries":[{"id":1,"name":{"itm":[{"value":"A"}]}}]}}"#;
+    for max_depth in 0..7 {
+        let limits = Limits { max_depth };
+        let rewritten = super::rewrite_compact(nested.as_bytes(), &tables::PIM_TYPE, &limits);
+        let walked = rewritten.map(|text| first_error(text.as_bytes(), &tables::PIM_TYPE, &limits));
+        let reference = json::parse(nested.as_bytes(), &limits)
+            .and_then(|value| crate::compact::from_compact(value, &tables::PIM_TYPE))
+            .and_then(|value| tree::check(&value, &tables::PIM_TYPE, max_depth));
+        assert_eq!(
+            walked.ok().flatten().map(|error| error.to_string()),
+            reference.err().map(|error| error.to_string()),
+            "at most {max_depth} levels"
+        );
+    }
+}

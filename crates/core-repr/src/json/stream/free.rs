@@ -1,7 +1,7 @@
 //! An object of free keys (`additionalProperties`, `Kind::Map`): each key handed on as it is,
 //! each value read through [`Checked`](super::Checked) as the map's one field, as `tree::check`
 //! holds them. A key given twice declines (the reference reader refuses it), and so does a map
-//! of more keys than are tracked.
+//! of more keys than are tracked, unless the body was walked first (`At::walked`).
 
 use std::fmt;
 
@@ -61,11 +61,14 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Free<'_, A> {
         let Some(key) = self.inner.next_key::<String>()? else {
             return Ok(None);
         };
-        if self.keys.len() >= MAX_TRACKED_KEYS || self.keys.contains(&key) {
-            return Err(decline());
-        }
         let value = seed.deserialize(key.as_str().into_deserializer())?;
-        self.keys.push(key);
+        // A walked body has no repeated key left to find.
+        if !self.at.walked {
+            if self.keys.len() >= MAX_TRACKED_KEYS || self.keys.contains(&key) {
+                return Err(decline());
+            }
+            self.keys.push(key);
+        }
         Ok(Some(value))
     }
 

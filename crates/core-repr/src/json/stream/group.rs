@@ -2,7 +2,7 @@
 //! order the reference gives them (`tree::order_map_items`, decision D-08): each item's text is
 //! kept as the parser found it (no tree), the texts are grouped by key, and each is then read
 //! through [`Checked`](super::Checked) in its place. Only the second reading of a declined JSON
-//! body asks for it ([`At::group`](super::At)).
+//! body asks for it ([`At::walked`](super::At)).
 
 use std::fmt;
 

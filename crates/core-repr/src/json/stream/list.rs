@@ -54,7 +54,7 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for List<'_, D> {
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        if let Some(key) = self.map_key.filter(|_| self.at.group) {
+        if let Some(key) = self.map_key.filter(|_| self.at.walked) {
             return self.inner.deserialize_seq(GroupVisitor {
                 visitor,
                 field: self.field,
