@@ -222,7 +222,75 @@ fn benches(c: &mut Criterion) {
         group.finish();
     }
     request_sized(c, &codec);
+    refused_requests(c, &codec);
     peak_memory(&codec);
+}
+
+/// A 1 MB message refused for a property it gives last, in JSON and compact JSON: the server's
+/// readers (the fast path, then the error walk or the compact rewrite) against the reference
+/// reader (the tree), in time and in peak heap.
+fn refused_requests(c: &mut Criterion, codec: &Codec) {
+    let inputs = inputs("1MB", 1 << 20);
+    let refused = |body: &[u8]| {
+        let mut body = body.to_vec();
+        body.pop();
+        body.extend_from_slice(br#","zz":1}"#);
+        body
+    };
+    let bodies = [
+        ("json", Json, refused(&inputs.json)),
+        ("compact", Compact, refused(&inputs.compact)),
+    ];
+    let mut group = c.benchmark_group("refused 1MB");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5));
+    for (name, representation, body) in &bodies {
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                codec.decode_typed::<types::PimType>(
+                    *representation,
+                    black_box(body),
+                    &tables::PIM_TYPE,
+                )
+            })
+        });
+        group.bench_function(format!("{name}, reference reader"), |b| {
+            b.iter(|| {
+                codec.decode_reference::<types::PimType>(
+                    *representation,
+                    black_box(body),
+                    &tables::PIM_TYPE,
+                )
+            })
+        });
+    }
+    group.finish();
+    for (name, representation, body) in &bodies {
+        let server = heap_peak(|| {
+            codec.decode_typed::<types::PimType>(*representation, body, &tables::PIM_TYPE)
+        });
+        let reference = heap_peak(|| {
+            codec.decode_reference::<types::PimType>(*representation, body, &tables::PIM_TYPE)
+        });
+        println!(
+            "peak heap refusing a {:.1} MB {name} body: {:.2} MB through the server's readers, {:.2} MB through the tree",
+            body.len() as f64 / 1e6,
+            server as f64 / 1e6,
+            reference as f64 / 1e6
+        );
+    }
+}
+
+/// The peak heap `work` allocates beyond what was live when it started.
+fn heap_peak<T>(work: impl FnOnce() -> T) -> isize {
+    LIVE.store(0, Ordering::Relaxed);
+    PEAK.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
+    drop(black_box(work()));
+    COUNTING.store(false, Ordering::Relaxed);
+    PEAK.load(Ordering::Relaxed)
 }
 
 /// The body of `cargo xtask bench-http`'s transform scenario, built as

@@ -1,10 +1,13 @@
-//! The representation engine: one message tree, three codecs.
+//! The representation engine: three codecs driven by the tables generated from the document.
 //!
-//! Every body decodes into one tree — a `serde_json::Value` in the default-JSON form, checked
-//! against the schema tables generated from the document — and from there into the generated
-//! typed value; every answer goes the other way. XML and compact JSON are rewrites of that tree
-//! driven only by the tables (`xml` objects and `x-compact`), so a field added to the document is
-//! handled by all three codecs after `cargo xtask codegen`.
+//! A request body is read straight from its text into the generated typed value
+//! ([`Codec::decode_typed`]); an answer is written straight from its typed value
+//! ([`Codec::encode_typed`]). Between them stands one tree, a `serde_json::Value` in the
+//! default-JSON form checked against the schema tables: the reference every reader and writer is
+//! held to ([`Codec::decode_reference`], [`Codec::encode`]), what the client and the conformance
+//! runner read answers into, and what the server writes its own error bodies from. XML and
+//! compact JSON are rewrites driven only by the tables (`xml` objects and `x-compact`), so a field
+//! added to the document is handled by all three codecs after `cargo xtask codegen`.
 
 pub mod compact;
 pub mod constraints;
@@ -132,8 +135,9 @@ impl Codec {
     }
 
     /// Decodes a body into the typed value of `schema` through the reference readers only (the
-    /// checked tree; for XML its node arena): what words every error, and what the fast paths
-    /// are checked against (property tests, fuzz targets).
+    /// checked tree; for XML its node arena): what the server's readers are held to (property
+    /// tests, fuzz targets, `contract-tests` `request_errors.rs`). The server never calls it; an
+    /// XML body the fast path declines is read by the node arena inside `xml::read`.
     pub fn decode_reference<T: DeserializeOwned>(
         &self,
         representation: Representation,

@@ -13,14 +13,15 @@
 //! It takes the regular message only. Anything it is not sure of (`meta` keys not grouped, a
 //! compact `meta` key given several values, a value past the depth limit, more keys than it
 //! tracks, the rules of an object compact JSON writes in a form of its own) and every error make
-//! it decline. A declined JSON body is walked for the reference's error without a tree
-//! (`json::check`), then read again for the typed conversion's error ([`typed_error`]); what is
-//! left, and compact JSON, the reference reader (`json::parse`, `compact::from_compact`,
-//! `tree::check`, the typed conversion) reads instead. So it never has to be right about an
-//! error, only about a success: the property test, the fuzz targets `decode_json` and
-//! `decode_compact`, and for the objects with rules `tests.rs` (every combination of the values
-//! their rules look at) check that a message it accepts reads to the same value through the
-//! reference reader.
+//! it decline. A declined compact body is rewritten as default-JSON text
+//! (`json::rewrite_compact`); a declined JSON body is walked for the reference's error without a
+//! tree (`json::first_error`), then read a second time ([`read_traced`]): trusting the walk for
+//! repeated keys, grouping map-form items (`group`), and naming the typed conversion's error by
+//! its path. So the first reading never has to be right about an error, only about a success:
+//! the property test, the fuzz targets `decode_json` and `decode_compact`, `tests.rs` (for the
+//! objects with rules, every combination of the values their rules look at) and the contract
+//! test `request_errors.rs` check every reading against the reference reader (`json::parse`,
+//! `compact::from_compact`, `tree::check`, the typed conversion).
 
 use std::{cell::RefCell, fmt};
 
