@@ -9,7 +9,7 @@
 //! object chooses among its properties' at its end, as `tree::check` would have chosen (`object`).
 //! A parser's error stops the walk, as it stops the reference.
 
-use std::{cell::RefCell, fmt};
+use std::{borrow::Cow, cell::RefCell, fmt};
 
 use core_api_support::{Field, Kind, Scalar, Schema, Type};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -36,23 +36,24 @@ pub fn first_error(bytes: &[u8], schema: &'static Schema, limits: &Limits) -> Op
         Ok(text) => text,
         Err(error) => return Some(error),
     };
-    let walk = Walk::new(limits.max_depth);
-    let look = Look {
-        walk: &walk,
-        expect: Expect::Schema {
-            schema,
-            depth: 0,
-            root: true,
-        },
-        rules: true,
+    let pass = |walk: &Walk| {
+        let look = Look {
+            walk,
+            expect: Expect::Schema {
+                schema,
+                depth: 0,
+                root: true,
+            },
+            rules: true,
+            noted: false,
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        look.deserialize(&mut deserializer)
+            .and_then(|verdict| deserializer.end().map(|()| verdict))
     };
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    match look
-        .deserialize(&mut deserializer)
-        .and_then(|verdict| deserializer.end().map(|()| verdict))
-    {
+    match Walk::twice(limits, pass) {
         Ok(verdict) => verdict.error,
-        Err(error) => Some(failed(&error, walk.duplicate.take(), limits)),
+        Err(error) => Some(error),
     }
 }
 
@@ -60,20 +61,61 @@ pub fn first_error(bytes: &[u8], schema: &'static Schema, limits: &Limits) -> Op
 struct Walk {
     /// Where the value read stands, as errors name it (the schema's names, items from 1).
     path: RefCell<Path>,
-    /// Where it stands in the text (the keys given): what names a repeated key's object.
+    /// Where it stands in the text (the keys given): what names a repeated key's object. Kept
+    /// only when `track`.
     text: RefCell<Vec<Segment>>,
     /// The repeated key that stopped the parse, if one did.
     duplicate: RefCell<Option<Duplicate>>,
     max_depth: usize,
+    /// Whether `text` is kept: only by a second pass over a body with a repeated key, so that
+    /// the first costs no copy of every key.
+    track: bool,
 }
 
 impl Walk {
-    fn new(max_depth: usize) -> Walk {
+    fn new(max_depth: usize, track: bool) -> Walk {
         Walk {
             path: RefCell::new(Path::new()),
             text: RefCell::new(Vec::new()),
             duplicate: RefCell::new(None),
             max_depth,
+            track,
+        }
+    }
+
+    /// Runs `pass` over a body; when a repeated key stops it, runs it again keeping where each
+    /// value stands in the text, to name the repeated key's object. A stopped pass gives the
+    /// parser's error as the reference words it.
+    fn twice<T>(
+        limits: &Limits,
+        pass: impl Fn(&Walk) -> Result<T, serde_json::Error>,
+    ) -> Result<T, DecodeError> {
+        let walk = Walk::new(limits.max_depth, false);
+        let error = match pass(&walk) {
+            Ok(value) => return Ok(value),
+            Err(error) => error,
+        };
+        if walk.duplicate.borrow().is_none() {
+            return Err(failed(&error, None, limits));
+        }
+        let walk = Walk::new(limits.max_depth, true);
+        match pass(&walk) {
+            Ok(value) => Ok(value),
+            Err(error) => Err(failed(&error, walk.duplicate.take(), limits)),
+        }
+    }
+
+    /// Notes that the value read next stands at `segment` of the text, when tracking.
+    fn enter(&self, segment: impl FnOnce() -> Segment) {
+        if self.track {
+            self.text.borrow_mut().push(segment());
+        }
+    }
+
+    /// Returns from a value [`Walk::enter`] noted.
+    fn leave(&self) {
+        if self.track {
+            self.text.borrow_mut().pop();
         }
     }
 
@@ -88,7 +130,7 @@ impl Walk {
     }
 }
 
-/// What a value gave: its first error, and what an object's rules see of it.
+/// What a value gave: its first error, and what an object's rules see of it (when they look).
 struct Verdict {
     error: Option<DecodeError>,
     fact: Fact,
@@ -137,6 +179,9 @@ struct Look<'w> {
     expect: Expect,
     /// Whether the rules of the objects met are asked (not inside a batch item).
     rules: bool,
+    /// Whether the rules of the object holding the value look at it: what they see of it is
+    /// kept ([`Verdict::fact`]), else nothing is.
+    noted: bool,
 }
 
 impl<'w> Look<'w> {
@@ -146,6 +191,7 @@ impl<'w> Look<'w> {
             walk,
             expect: Expect::Anything,
             rules: false,
+            noted: false,
         }
     }
 
@@ -172,7 +218,11 @@ impl<'w> Look<'w> {
     fn scalar(self, found: Found<'_>) -> Verdict {
         Verdict {
             error: self.mismatch(found),
-            fact: found.fact(),
+            fact: if self.noted {
+                found.fact()
+            } else {
+                Fact::Other
+            },
         }
     }
 }
@@ -225,6 +275,36 @@ impl<'de> Visitor<'de> for Look<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, items: A) -> Result<Verdict, A::Error> {
         object::seq(self, items)
+    }
+}
+
+/// A key, borrowed from the text unless it holds an escape.
+struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_string()))
     }
 }
 

@@ -15,7 +15,7 @@
 use core_api_support::{Compact, Field, Kind, Schema, Type};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use super::{Found, Segment, Walk, failed, object::entries, prelude};
+use super::{Found, Segment, Walk, object::entries, prelude};
 use crate::{
     Limits,
     compact::ENTRIES,
@@ -35,25 +35,24 @@ pub fn rewrite_compact(
     limits: &Limits,
 ) -> Result<String, DecodeError> {
     let text = prelude(bytes)?;
-    let walk = Walk::new(limits.max_depth);
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let rewrite = Rewrite {
-        walk: &walk,
-        form: Form::Decode {
-            schema,
-            depth: 0,
-            root: true,
-        },
+    let pass = |walk: &Walk| {
+        let rewrite = Rewrite {
+            walk,
+            form: Form::Decode {
+                schema,
+                depth: 0,
+                root: true,
+            },
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        rewrite
+            .deserialize(&mut deserializer)
+            .and_then(|piece| deserializer.end().map(|()| piece))
     };
-    match rewrite
-        .deserialize(&mut deserializer)
-        .and_then(|piece| deserializer.end().map(|()| piece))
-    {
-        Ok(Piece {
-            error: Some(error), ..
-        }) => Err(error),
-        Ok(piece) => Ok(piece.text),
-        Err(error) => Err(failed(&error, walk.duplicate.take(), limits)),
+    let piece = Walk::twice(limits, pass)?;
+    match piece.error {
+        Some(error) => Err(error),
+        None => Ok(piece.text),
     }
 }
 
@@ -228,9 +227,9 @@ fn items<'de, A: SeqAccess<'de>>(
 ) -> Result<(), A::Error> {
     let mut index = 0;
     loop {
-        walk.text.borrow_mut().push(Segment::Item(index));
+        walk.enter(|| Segment::Item(index));
         let more = each(index, &mut seq);
-        walk.text.borrow_mut().pop();
+        walk.leave();
         if !more? {
             return Ok(());
         }

@@ -3,16 +3,19 @@
 //! once its last property is read, in `tree::check`'s order: the first unknown property given,
 //! then the fields in table order (missing, or their value's first error), then the rules.
 
-use std::collections::HashSet;
+use std::{borrow::Cow, collections::HashSet};
 
 use core_api_support::{Field, Kind, Schema, Type};
 use serde::de::{self, MapAccess, SeqAccess};
 
-use super::{Duplicate, Expect, Found, Look, Segment, Verdict, Walk};
+use super::{Duplicate, Expect, Found, KeyText, Look, Segment, Verdict, Walk};
 use crate::{
     constraints::{self, Seen},
     error::{DecodeError, Problem},
-    json::{XMLNS, stream::rules::Fact},
+    json::{
+        XMLNS,
+        stream::rules::{Fact, ruled},
+    },
     text::same,
 };
 
@@ -69,7 +72,7 @@ pub(super) fn seq<'de, A: SeqAccess<'de>>(
     let mut first = None;
     let mut count = 0;
     loop {
-        walk.text.borrow_mut().push(Segment::Item(count));
+        walk.enter(|| Segment::Item(count));
         if let Some(field) = field {
             walk.path.borrow_mut().push_item(field.name, count);
         }
@@ -77,11 +80,12 @@ pub(super) fn seq<'de, A: SeqAccess<'de>>(
             walk,
             expect,
             rules,
+            noted: false,
         });
         if field.is_some() {
             walk.path.borrow_mut().pop();
         }
-        walk.text.borrow_mut().pop();
+        walk.leave();
         let Some(verdict) = item? else { break };
         if first.is_none() {
             first = verdict.error;
@@ -110,8 +114,24 @@ fn object<'de, A: MapAccess<'de>>(
     (depth, root): (usize, bool),
 ) -> Result<Option<DecodeError>, A::Error> {
     let walk = look.walk;
+    let rules = look.rules && !schema.rules.is_empty();
     let mut unknown = None;
-    let mut given: Vec<Option<Verdict>> = fields.iter().map(|_| None).collect();
+    let mut inline = [false; 64];
+    let mut spilled;
+    let met: &mut [bool] = if fields.len() <= inline.len() {
+        &mut inline[..fields.len()]
+    } else {
+        spilled = vec![false; fields.len()];
+        &mut spilled
+    };
+    let mut given = Given {
+        met,
+        first: None,
+        facts: Vec::new(),
+    };
+    if rules {
+        given.facts.resize_with(fields.len(), || None);
+    }
     entries(walk, map, |key, map| {
         let index = fields.iter().position(|field| same(field.name, key));
         let Some(index) = index.filter(|_| !(root && key == XMLNS)) else {
@@ -125,47 +145,87 @@ fn object<'de, A: MapAccess<'de>>(
             return map.next_value_seed(Look::anything(walk)).map(drop);
         };
         let field = &fields[index];
+        let noted = rules && ruled(schema, field.name);
         let verdict = if field.repeated {
             let expect = Expect::List { field, depth };
-            map.next_value_seed(Look { expect, ..look })
+            map.next_value_seed(Look {
+                expect,
+                noted,
+                ..look
+            })
         } else {
             walk.path.borrow_mut().push(field.name);
             let verdict = map.next_value_seed(Look {
                 expect: Expect::of(field, depth),
+                noted,
                 ..look
             });
             walk.path.borrow_mut().pop();
             verdict
-        };
-        given[index] = Some(verdict?);
+        }?;
+        given.note(index, verdict, noted);
         Ok(())
     })?;
     if unknown.is_some() {
         return Ok(unknown);
     }
-    for (field, verdict) in fields.iter().zip(given.iter_mut()) {
-        match verdict {
-            None if field.required => {
-                return Ok(Some(walk.error(Problem::Missing(field.name.to_string()))));
-            }
-            Some(Verdict {
-                error: error @ Some(_),
-                ..
-            }) => return Ok(error.take()),
-            _ => {}
+    Ok(given.error(walk, schema, fields, rules))
+}
+
+/// What an object's properties gave, by field index.
+struct Given<'m> {
+    /// The fields given.
+    met: &'m mut [bool],
+    /// The first error of a field's value, in table order.
+    first: Option<(usize, DecodeError)>,
+    /// What the rules see of the fields they look at (none when the rules are not asked).
+    facts: Vec<Option<Fact>>,
+}
+
+impl Given<'_> {
+    /// Notes what the value of field `index` gave.
+    fn note(&mut self, index: usize, verdict: Verdict, noted: bool) {
+        self.met[index] = true;
+        if let Some(error) = verdict.error
+            && self.first.as_ref().is_none_or(|(at, _)| index < *at)
+        {
+            self.first = Some((index, error));
+        }
+        if noted {
+            self.facts[index] = Some(verdict.fact);
         }
     }
-    if !look.rules {
-        return Ok(None);
-    }
-    let seen = |property: &str| {
-        fields
+
+    /// The object's first error in `tree::check`'s order: a field missing or its value's first
+    /// error, whichever comes first in table order, then the rules (when `rules`).
+    fn error(
+        self,
+        walk: &Walk,
+        schema: &'static Schema,
+        fields: &'static [Field],
+        rules: bool,
+    ) -> Option<DecodeError> {
+        let missing = fields
             .iter()
-            .position(|field| field.name == property)
-            .and_then(|index| given[index].as_ref())
-            .map_or(Seen::Absent, |verdict| verdict.fact.seen())
-    };
-    Ok(constraints::broken_rule(schema, seen).map(|problem| walk.error(problem)))
+            .zip(self.met.iter())
+            .position(|(field, met)| field.required && !met);
+        match (missing, self.first) {
+            (Some(index), first) if first.as_ref().is_none_or(|(at, _)| index < *at) => {
+                return Some(walk.error(Problem::Missing(fields[index].name.to_string())));
+            }
+            (_, Some((_, error))) => return Some(error),
+            _ => {}
+        }
+        if !rules {
+            return None;
+        }
+        let (met, facts) = (&*self.met, &self.facts);
+        let seen = |property: &str| match fields.iter().position(|field| field.name == property) {
+            Some(index) if met[index] => facts[index].as_ref().map_or(Seen::Other, Fact::seen),
+            _ => Seen::Absent,
+        };
+        constraints::broken_rule(schema, seen).map(|problem| walk.error(problem))
+    }
 }
 
 /// An object of free keys, each value held to the map's one field when it is a scalar.
@@ -184,6 +244,7 @@ fn free<'de, A: MapAccess<'de>>(
             walk,
             expect: Expect::Scalar { scalar, field },
             rules: false,
+            noted: false,
         });
         walk.path.borrow_mut().pop();
         let verdict = verdict?;
@@ -203,17 +264,15 @@ pub(super) fn entries<'de, A: MapAccess<'de>>(
     mut map: A,
     mut each: impl FnMut(&str, &mut A) -> Result<(), A::Error>,
 ) -> Result<(), A::Error> {
-    let mut keys = HashSet::new();
+    let mut keys = Keys::default();
     let mut repeated = None;
-    while let Some(key) = map.next_key::<String>()? {
-        walk.text.borrow_mut().push(Segment::Property(key.clone()));
+    while let Some(key) = map.next_key_seed(KeyText)? {
+        walk.enter(|| Segment::Property(key.to_string()));
         let read = each(&key, &mut map);
-        walk.text.borrow_mut().pop();
+        walk.leave();
         read?;
-        if repeated.is_none() && keys.contains(&key) {
-            repeated = Some(key);
-        } else {
-            keys.insert(key);
+        if !keys.insert(key.clone()) && repeated.is_none() {
+            repeated = Some(key.into_owned());
         }
     }
     let Some(key) = repeated else {
@@ -223,4 +282,31 @@ pub(super) fn entries<'de, A: MapAccess<'de>>(
     let segments = walk.text.borrow().iter().rev().cloned().collect();
     *walk.duplicate.borrow_mut() = Some(Duplicate { key, segments });
     Err(de::Error::custom(message))
+}
+
+/// The keys of one object met so far: a short list while they are few, then a set.
+#[derive(Default)]
+struct Keys<'de> {
+    few: Vec<Cow<'de, str>>,
+    many: HashSet<Cow<'de, str>>,
+}
+
+impl<'de> Keys<'de> {
+    /// The most keys looked through one by one.
+    const FEW: usize = 16;
+
+    /// Adds `key`; whether it was new.
+    fn insert(&mut self, key: Cow<'de, str>) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < Self::FEW {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
 }

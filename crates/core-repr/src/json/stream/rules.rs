@@ -99,7 +99,7 @@ impl Notes {
 }
 
 /// Whether a rule of `schema` looks at the property `name`.
-fn ruled(schema: &Schema, name: &str) -> bool {
+pub(in crate::json) fn ruled(schema: &Schema, name: &str) -> bool {
     schema.rules.iter().any(|rule| {
         rule.alternatives.iter().any(|conditions| {
             conditions
