@@ -102,7 +102,7 @@ impl Codec {
                     Some(value) => Ok(value),
                     None => {
                         let text = json::rewrite_compact(bytes, schema, &self.limits)?;
-                        self.read_json(text.as_bytes(), schema)
+                        self.read_declined(text.as_bytes(), schema)
                     }
                 }
             }
@@ -112,15 +112,25 @@ impl Codec {
         }
     }
 
-    /// Reads a default-JSON body: the fast path, else the error walk, else the second reading.
+    /// Reads a default-JSON body: the fast path, else [`Codec::read_declined`].
     fn read_json<T: DeserializeOwned>(
         &self,
         bytes: &[u8],
         schema: &'static Schema,
     ) -> Result<T, DecodeError> {
-        if let Some(value) = json::stream::read(bytes, schema, &self.limits) {
-            return Ok(value);
+        match json::stream::read(bytes, schema, &self.limits) {
+            Some(value) => Ok(value),
+            None => self.read_declined(bytes, schema),
         }
+    }
+
+    /// Reads a default-JSON body the fast path declined (or would: the rewrite of a compact
+    /// body it declined): the error walk, then the second reading.
+    fn read_declined<T: DeserializeOwned>(
+        &self,
+        bytes: &[u8],
+        schema: &'static Schema,
+    ) -> Result<T, DecodeError> {
         if let Some(error) = json::first_error(bytes, schema, &self.limits) {
             return Err(error);
         }
