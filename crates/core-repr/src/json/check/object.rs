@@ -76,6 +76,12 @@ pub(super) fn seq<'de, A: SeqAccess<'de>>(
         if let Some(field) = field {
             walk.path.borrow_mut().push_item(field.name, count);
         }
+        // Past the first item's error, nothing an item holds can be reported: it is only read.
+        let expect = if first.is_some() {
+            Expect::Anything
+        } else {
+            expect
+        };
         let item = items.next_element_seed(Look {
             walk,
             expect,
@@ -144,6 +150,12 @@ fn object<'de, A: MapAccess<'de>>(
             }
             return map.next_value_seed(Look::anything(walk)).map(drop);
         };
+        // Past an unknown property, or a field after the first error in table order, nothing a
+        // value holds can be reported: it is only read.
+        if unknown.is_some() || given.first.as_ref().is_some_and(|(at, _)| index > *at) {
+            given.met[index] = true;
+            return map.next_value_seed(Look::anything(walk)).map(drop);
+        }
         let field = &fields[index];
         let noted = rules && ruled(schema, field.name);
         let verdict = if field.repeated {
@@ -239,6 +251,9 @@ fn free<'de, A: MapAccess<'de>>(
         let Type::Scalar(scalar) = field.ty else {
             return map.next_value_seed(Look::anything(walk)).map(drop);
         };
+        if first.is_some() {
+            return map.next_value_seed(Look::anything(walk)).map(drop);
+        }
         walk.path.borrow_mut().push(key);
         let verdict = map.next_value_seed(Look {
             walk,
