@@ -270,6 +270,44 @@ fn agree(representation: Representation, text: &str, name: &str, label: &str) ->
         .is_some()
 }
 
+/// The JSON and compact request examples of the document, and each JSON one written in compact
+/// JSON too (which reaches properties no compact example has): representation, label, schema,
+/// value.
+fn cases(document: &Value) -> Vec<(Representation, String, String, Value)> {
+    let codec = Codec::new(core_api::document::XML_NAMESPACE_DEFAULT, Limits::default());
+    let mut cases = Vec::new();
+    for example in examples(document) {
+        let (true, Some(schema)) = (example.place.ends_with(" request"), &example.schema) else {
+            continue;
+        };
+        let representation = example.representation();
+        if !matches!(
+            representation,
+            Representation::Json | Representation::Compact
+        ) {
+            continue;
+        }
+        if representation == Representation::Json
+            && let Ok(bytes) = codec.encode(
+                Representation::Compact,
+                example.value.clone(),
+                table(schema),
+            )
+            && let Ok(compact) = serde_json::from_slice::<Value>(&bytes)
+        {
+            let label = format!("{} (written compact)", example.label());
+            cases.push((Representation::Compact, label, schema.clone(), compact));
+        }
+        cases.push((
+            representation,
+            example.label(),
+            schema.clone(),
+            example.value.clone(),
+        ));
+    }
+    cases
+}
+
 /// A small deterministic generator, so that a failure is found again on every run.
 struct Dice(u64);
 
@@ -315,21 +353,10 @@ fn every_broken_request_example_reads_to_the_reference_error() {
     let breaks = breaks();
     let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
     let (mut tried, mut refused, mut examples_seen) = (0usize, 0usize, 0usize);
-    for example in examples(&document) {
-        let (true, Some(schema)) = (example.place.ends_with(" request"), &example.schema) else {
-            continue;
-        };
-        let representation = example.representation();
-        if !matches!(
-            representation,
-            Representation::Json | Representation::Compact
-        ) {
-            continue;
-        }
+    for (representation, label, schema, value) in cases(&document) {
+        let schema = schema.as_str();
         examples_seen += 1;
-        let label = example.label();
-        let value = example.value.clone();
-        let text = String::from_utf8_lossy(&example.bytes()).into_owned();
+        let text = value.to_string();
         // The text cut short, at a few places.
         for cut in [
             1,
@@ -385,8 +412,8 @@ fn every_broken_request_example_reads_to_the_reference_error() {
     }
     eprintln!("{tried} broken bodies of {examples_seen} examples, {refused} refused");
     assert!(
-        examples_seen > 20,
-        "only {examples_seen} JSON request examples"
+        examples_seen > 60,
+        "only {examples_seen} JSON and compact request examples"
     );
     assert!(
         refused > tried / 2,

@@ -188,3 +188,34 @@ fn compact_forms_are_rewritten_with_the_reference_errors() {
         );
     }
 }
+
+/// Found by Schemathesis: a repeated scalar property (a PEO's `nodes`, texts) was written empty
+/// by the rewrite, which lost its items and let a forbidden character through.
+#[test]
+fn repeated_scalars_survive_the_compact_rewrite() {
+    let codec = crate::Codec::new("urn:core-interface:v1", Limits::default());
+    let body = |node: &str| {
+        format!(
+            r#"{{"meta":{{"a":["x","y"]}},"peos":{{"entries":[{{"tid":"P","nodes":{{"entries":[{node},"n2"]}}}}]}}}}"#
+        )
+    };
+    for node in [r#""n1""#, r#""\u000f""#, "1", "[]", "{}"] {
+        let text = body(node);
+        compact_agrees(&text, &tables::PIM_TYPE);
+        let engine = codec.decode_typed::<core_api::types::PimType>(
+            core_api_support::Representation::Compact,
+            text.as_bytes(),
+            &tables::PIM_TYPE,
+        );
+        let reference = codec.decode_reference::<core_api::types::PimType>(
+            core_api_support::Representation::Compact,
+            text.as_bytes(),
+            &tables::PIM_TYPE,
+        );
+        assert_eq!(
+            engine.map_err(|error| error.to_string()),
+            reference.map_err(|error| error.to_string()),
+            "{text}"
+        );
+    }
+}

@@ -35,6 +35,8 @@ pub(super) fn array<'de, A: SeqAccess<'de>>(
                     )
                 });
             }
+            // A repeated scalar property's items are written as they are.
+            Type::Scalar(_) if field.repeated => (Form::Scalar, None),
             Type::Scalar(_) => (Form::Drop, Some("[]")),
         },
         Form::Decode { schema, depth, .. } => {
