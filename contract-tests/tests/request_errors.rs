@@ -420,3 +420,37 @@ fn every_broken_request_example_reads_to_the_reference_error() {
         "only {refused} of {tried} broken bodies were refused"
     );
 }
+
+/// Bytes changed at random in every JSON and compact request example (a byte replaced, removed,
+/// or one of JSON's own characters put in), as the fuzz targets change them: the engine and the
+/// reference reader give the same value or the same error.
+#[test]
+fn request_examples_changed_byte_by_byte_read_as_the_reference_reads_them() {
+    let document = document();
+    let mut dice = Dice(0x2545_f491_4f6c_dd1d);
+    let specials = b"{}[]\\\",:01-.e \x01tfn";
+    let mut tried = 0;
+    for (representation, label, schema, value) in cases(&document) {
+        let text = value.to_string().into_bytes();
+        for _ in 0..300 {
+            let mut bytes = text.clone();
+            for _ in 0..1 + dice.below(3) {
+                let at = dice.below(bytes.len().max(1));
+                match dice.below(3) {
+                    0 if !bytes.is_empty() => {
+                        bytes.remove(at);
+                    }
+                    1 => bytes.insert(at, specials[dice.below(specials.len())]),
+                    _ if at < bytes.len() => bytes[at] = specials[dice.below(specials.len())],
+                    _ => {}
+                }
+            }
+            let Ok(changed) = std::str::from_utf8(&bytes) else {
+                continue;
+            };
+            tried += 1;
+            agree(representation, changed, &schema, &label);
+        }
+    }
+    assert!(tried > 10_000, "only {tried} changed bodies");
+}
