@@ -242,13 +242,16 @@ fn field_of(fields: &'static [Field], name: &str) -> Option<&'static Field> {
     fields.iter().find(|field| same(field.name, name))
 }
 
-/// The error of a property holding the items a compact form names otherwise (`entries`, a value
-/// form's `value`).
-fn items_given(walk: &Walk, items: &str) -> DecodeError {
-    walk.error(Problem::Unknown {
-        what: "property",
-        name: items.to_string(),
-    })
+/// The error of a property a compact form gives a meaning of its own: the items under their own
+/// name beside `entries` or a value form's `value`, a map-form entry naming its key property.
+fn property_given(at: &str, name: &str) -> DecodeError {
+    DecodeError::at(
+        at,
+        Problem::Unknown {
+            what: "property",
+            name: name.to_string(),
+        },
+    )
 }
 
 /// Whether a key is the root's `xmlns`, which the reference drops before the rewrite (D-07).

@@ -7,9 +7,8 @@ use core_api_support::{Field, Type};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::{
-    Form, Piece, Rewrite, entries, field_of,
-    forms::{key_given, through},
-    items, object_text, string,
+    Form, Piece, Rewrite, entries, field_of, forms::through, items, object_text, property_given,
+    string,
 };
 use crate::{
     error::DecodeError,
@@ -74,7 +73,7 @@ impl<'w> Item<'w> {
         walk.path.borrow_mut().push_item(self.field.name, index);
         let read = entries(walk, map, |name, map| {
             let form = if name == self.key {
-                key_error.get_or_insert_with(|| key_given(&entry.at, self.key));
+                key_error.get_or_insert_with(|| property_given(&entry.at, self.key));
                 Form::Drop
             } else {
                 field_of(fields, name).map_or(Form::Drop, |field| Form::Field {

@@ -5,11 +5,11 @@ use core_api_support::{Compact, Field, Kind, Schema, Type};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::{
-    Form, Piece, Rewrite, alias, decode, dropped, entries, field_of, is_object, items, items_given,
-    object_text, string,
+    Form, Piece, Rewrite, alias, decode, dropped, entries, field_of, is_object, items, object_text,
+    property_given, string,
 };
 use crate::{
-    error::{DecodeError, Problem},
+    error::DecodeError,
     json::check::{Found, Walk},
 };
 
@@ -202,7 +202,7 @@ fn properties<'de, A: MapAccess<'de>>(
         let form = match alias {
             _ if dropped(root, key) => Form::Drop,
             Some((_, items)) if key == items => {
-                own.get_or_insert_with(|| items_given(walk, items));
+                own.get_or_insert_with(|| property_given(walk.path.borrow().as_str(), items));
                 Form::Drop
             }
             Some((name, items)) if key == name => {
@@ -381,15 +381,4 @@ fn map_form<'de, A: MapAccess<'de>>(
         text: object_text([(field.name, list.as_str())].into_iter()),
         error,
     })
-}
-
-/// The message of a map-form entry's error: a property named as the items' key.
-pub(super) fn key_given(path: &str, key: &str) -> DecodeError {
-    DecodeError::at(
-        path,
-        Problem::Unknown {
-            what: "property",
-            name: key.to_string(),
-        },
-    )
 }
