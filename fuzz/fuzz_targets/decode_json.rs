@@ -1,6 +1,4 @@
 //! Fuzzes the json decoder of the representation engine.
 #![no_main]
 
-mod common;
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| common::check(core_api_support::Representation::Json, data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| core_server_fuzz::check(core_api_support::Representation::Json, data));
