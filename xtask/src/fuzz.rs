@@ -17,6 +17,9 @@ use crate::{
 /// The pinned cargo-fuzz (installed with `cargo install --locked` under `target/xtask-tools`).
 pub const CARGO_FUZZ: &str = "0.13.2";
 
+/// How every target is built and run (the same, so a run finds its target built).
+pub const FLAGS: [&str; 5] = ["-O", "-s", "none", "--codegen-units", "16"];
+
 /// The fuzz targets, one per decoder.
 pub const TARGETS: [&str; 3] = ["decode_xml", "decode_json", "decode_compact"];
 
@@ -49,16 +52,29 @@ pub fn run(root: &Path, document: &Document, seconds: u64) -> Result<()> {
     let written = seed(root, document)?;
     eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
     let path = crate::python::path_first(&tools.join("bin"))?;
+    // cargo-fuzz needs nightly features; the pinned stable toolchain allows them with
+    // RUSTC_BOOTSTRAP. No sanitizer: the engine has no unsafe code, and the run is faster.
+    // Sixteen codegen units, not cargo-fuzz's one: the targets' library then builds in 3.5 min
+    // rather than 8.7 (both cores at work), for about a fifth fewer runs per second.
+    let fuzz = |action: &str| {
+        let mut command = Command::new(&cargo);
+        command
+            .current_dir(root.join("fuzz"))
+            .env("PATH", &path)
+            .env("RUSTC_BOOTSTRAP", "1")
+            .args(["fuzz", action])
+            .args(FLAGS);
+        command
+    };
+    // Every target in one build, so their crates compile side by side; each run then finds
+    // its target built.
+    eprintln!("xtask: building the fuzz targets");
+    status(&mut fuzz("build"), "cargo fuzz build")?;
     for target in TARGETS {
         eprintln!("xtask: fuzzing {target} for {seconds} s");
-        // cargo-fuzz needs nightly features; the pinned stable toolchain allows them with
-        // RUSTC_BOOTSTRAP. No sanitizer: the engine has no unsafe code, and the run is faster.
         status(
-            Command::new(&cargo)
-                .current_dir(root.join("fuzz"))
-                .env("PATH", &path)
-                .env("RUSTC_BOOTSTRAP", "1")
-                .args(["fuzz", "run", "-O", "-s", "none", target, "--"])
+            fuzz("run")
+                .args([target, "--"])
                 .arg(format!("-max_total_time={seconds}")),
             &format!("fuzzing {target}"),
         )?;
