@@ -26,13 +26,30 @@ const CHROMIUM: Tool = Tool {
     package: "chromium",
 };
 
-/// Builds and starts the server on the demo, checks both pages in the browser, stops the server.
-pub fn run(root: &Path) -> Result<()> {
+/// What the check runs: the browser and the `node_modules` that holds puppeteer-core.
+pub struct Browser {
+    /// Headless Chromium.
+    chromium: PathBuf,
+    /// The folder of puppeteer-core, for `NODE_PATH`.
+    modules: PathBuf,
+}
+
+/// Installs Chromium (when missing and possible) and puppeteer-core; `None` where no browser can
+/// be had outside CI, after saying why.
+pub fn install(root: &Path) -> Result<Option<Browser>> {
     let Some(chromium) = chromium()? else {
-        return Ok(());
+        return Ok(None);
     };
     let bin = lint::install(root, &[PUPPETEER])?;
     let modules = bin.parent().context("node_modules")?.to_path_buf();
+    Ok(Some(Browser { chromium, modules }))
+}
+
+/// Builds and starts the server on the demo, checks both pages in the browser, stops the server.
+pub fn run(root: &Path) -> Result<()> {
+    let Some(Browser { chromium, modules }) = install(root)? else {
+        return Ok(());
+    };
     let (server, token, folder) = server::built_demo(root, "xtask-browser")?;
     let operations = operations(root)?;
     python::status(

@@ -21,21 +21,7 @@ use crate::{
 
 /// Runs the chore.
 pub fn run(root: &Path) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    status(
-        Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "core-server",
-                "-p",
-                "core-conformance",
-                "--bins",
-            ])
-            .current_dir(root),
-        "cargo build --bin core-server --bin core-conformance",
-    )?;
+    crate::server::build_binaries(root)?;
     // Every XML body the checks exchange is held to the XML Schema where xmllint can be had.
     let xmllint = XMLLINT.installed_or_skip("conformance: the XML Schema checks")?;
     let folder = root.join("target/xtask-conformance");

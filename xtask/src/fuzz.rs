@@ -1,12 +1,18 @@
 //! `cargo xtask fuzz-seeds`: seeds the fuzz corpora with the document's examples, each in the
 //! corpus of the decoder of its representation (`fuzz/corpus/decode_{xml,json,compact}/`).
-//! `cargo xtask fuzz [--seconds N]`: seeds them, then runs every target for N seconds (60 by
-//! default; `.ci/run` runs it) with a pinned cargo-fuzz it installs under `target/`, and fails
-//! on the first crash (libFuzzer leaves the input under `fuzz/artifacts/<target>/`).
+//! `cargo xtask fuzz --build`: installs a pinned cargo-fuzz under `target/` and builds every
+//! target once (`.ci/run` runs it early, at idle priority). `cargo xtask fuzz [--seconds N]`:
+//! builds them where needed, seeds the corpora, then runs every target for N seconds (60 by
+//! default; `.ci/run` runs it), two at a time, one per core; it fails when a target finds a crash
+//! (libFuzzer leaves the input under `fuzz/artifacts/<target>/`; each run's output is kept in
+//! `target/xtask-fuzz/<target>.log`).
 
-use std::{path::Path, process::Command};
+use std::{
+    path::Path,
+    process::{Child, Command},
+};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::{
@@ -23,8 +29,51 @@ pub const FLAGS: [&str; 5] = ["-O", "-s", "none", "--codegen-units", "16"];
 /// The fuzz targets, one per decoder.
 pub const TARGETS: [&str; 3] = ["decode_xml", "decode_json", "decode_compact"];
 
-/// Seeds the corpora and runs each target for `seconds`; an error on the first crash.
+/// How many targets run at once: one per core of the machines CI runs on.
+const AT_ONCE: usize = 2;
+
+/// Installs the pinned cargo-fuzz where missing and builds every target; runs none.
+pub fn build(root: &Path) -> Result<()> {
+    eprintln!("xtask: building the fuzz targets");
+    status(&mut cargo_fuzz(root, "build")?, "cargo fuzz build")
+}
+
+/// Builds the targets where needed, seeds the corpora and runs each target for `seconds`, two
+/// at a time; an error when any finds a crash.
 pub fn run(root: &Path, document: &Document, seconds: u64) -> Result<()> {
+    build(root)?;
+    let written = seed(root, document)?;
+    eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
+    let logs = root.join("target/xtask-fuzz");
+    std::fs::create_dir_all(&logs)?;
+    let mut failed = Vec::new();
+    for targets in TARGETS.chunks(AT_ONCE) {
+        let mut running = Vec::new();
+        for target in targets {
+            eprintln!("xtask: fuzzing {target} for {seconds} s");
+            running.push((*target, start(root, target, seconds, &logs)?));
+        }
+        for (target, mut child) in running {
+            let outcome = child.wait().with_context(|| format!("fuzzing {target}"))?;
+            report(
+                target,
+                &logs.join(format!("{target}.log")),
+                outcome.success(),
+            )?;
+            if !outcome.success() {
+                failed.push(target);
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!("fuzzing found a crash in {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// A `cargo fuzz <action>` of the fuzz workspace, with the pinned cargo-fuzz (installed now when
+/// missing) first on the `PATH`.
+fn cargo_fuzz(root: &Path, action: &str) -> Result<Command> {
     let tools = root.join("target/xtask-tools");
     let marker = tools.join(format!(".installed-cargo-fuzz-{CARGO_FUZZ}"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
@@ -34,50 +83,74 @@ pub fn run(root: &Path, document: &Document, seconds: u64) -> Result<()> {
             tools.display()
         );
         status(
-            Command::new(&cargo)
-                .args([
-                    "install",
-                    "--locked",
-                    "--quiet",
-                    "--version",
-                    CARGO_FUZZ,
-                    "--root",
-                ])
-                .arg(&tools)
-                .arg("cargo-fuzz"),
+            unlinted(Command::new(&cargo).args([
+                "install",
+                "--locked",
+                "--quiet",
+                "--version",
+                CARGO_FUZZ,
+                "--root",
+            ]))
+            .arg(&tools)
+            .arg("cargo-fuzz"),
             "cargo install cargo-fuzz",
         )?;
         std::fs::write(&marker, "")?;
     }
-    let written = seed(root, document)?;
-    eprintln!("xtask: wrote {written} seeds under fuzz/corpus/");
     let path = crate::python::path_first(&tools.join("bin"))?;
     // cargo-fuzz needs nightly features; the pinned stable toolchain allows them with
     // RUSTC_BOOTSTRAP. No sanitizer: the engine has no unsafe code, and the run is faster.
     // Sixteen codegen units, not cargo-fuzz's one: the targets' library then builds in 3.5 min
     // rather than 8.7 (both cores at work), for about a fifth fewer runs per second.
-    let fuzz = |action: &str| {
-        let mut command = Command::new(&cargo);
-        command
-            .current_dir(root.join("fuzz"))
-            .env("PATH", &path)
-            .env("RUSTC_BOOTSTRAP", "1")
-            .args(["fuzz", action])
-            .args(FLAGS);
-        command
-    };
-    // Every target in one build, so their crates compile side by side; each run then finds
-    // its target built.
-    eprintln!("xtask: building the fuzz targets");
-    status(&mut fuzz("build"), "cargo fuzz build")?;
-    for target in TARGETS {
-        eprintln!("xtask: fuzzing {target} for {seconds} s");
-        status(
-            fuzz("run")
-                .args([target, "--"])
-                .arg(format!("-max_total_time={seconds}")),
-            &format!("fuzzing {target}"),
-        )?;
+    let mut command = Command::new(&cargo);
+    unlinted(&mut command)
+        .current_dir(root.join("fuzz"))
+        .env("PATH", &path)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", action])
+        .args(FLAGS);
+    Ok(command)
+}
+
+/// A cargo command without the Clippy wrapper `.ci/run` sets for the workspace: the fuzz
+/// targets are their own workspace, never linted, and cargo-fuzz is not ours to lint.
+fn unlinted(command: &mut Command) -> &mut Command {
+    command
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
+}
+
+/// Starts one target for `seconds`, its output to `<logs>/<target>.log`.
+fn start(root: &Path, target: &str, seconds: u64, logs: &Path) -> Result<Child> {
+    let log = std::fs::File::create(logs.join(format!("{target}.log")))?;
+    cargo_fuzz(root, "run")?
+        .args([target, "--"])
+        .arg(format!("-max_total_time={seconds}"))
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("starting cargo fuzz run {target}"))
+}
+
+/// Says how a run ended: libFuzzer's closing lines, or the end of its output when it failed.
+fn report(target: &str, log: &Path, passed: bool) -> Result<()> {
+    let text = std::fs::read_to_string(log).with_context(|| format!("{}", log.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
+    if passed {
+        let closing = lines
+            .iter()
+            .filter(|line| line.contains("DONE") || line.starts_with("Done "));
+        for line in closing {
+            eprintln!("xtask: {target}: {line}");
+        }
+    } else {
+        eprintln!(
+            "xtask: {target} failed; the end of its output ({}):",
+            log.display()
+        );
+        for line in &lines[lines.len().saturating_sub(200)..] {
+            eprintln!("{line}");
+        }
     }
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! * [`clients`] generates Python and TypeScript clients from a served document, and Python XML
 //!   bindings from the served XML Schema, and runs a scenario with each.
 //! * [`debian`] finds or installs the Debian tools chores run (Chromium, wrk, xmllint).
+//! * [`tools`] installs every pinned tool of the outside checks ahead of them.
 
 pub mod bench_http;
 pub mod browser;
@@ -28,6 +29,7 @@ pub mod release;
 pub mod schemathesis;
 pub mod server;
 pub mod tidy;
+pub mod tools;
 pub mod validate;
 
 use std::path::{Path, PathBuf};

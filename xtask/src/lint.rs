@@ -17,9 +17,14 @@ pub const SPECTRAL: &str = "@stoplight/spectral-cli@6.16.3";
 /// The pinned Redocly command line.
 pub const REDOCLY: &str = "@redocly/cli@2.77.0";
 
+/// Installs both linters where missing; answers the `.bin` that holds their commands.
+pub fn tools(root: &Path) -> Result<PathBuf> {
+    install(root, &[SPECTRAL, REDOCLY])
+}
+
 /// Lints the published document with both linters.
 pub fn run(root: &Path) -> Result<()> {
-    let tools = install(root, &[SPECTRAL, REDOCLY])?;
+    let tools = tools(root)?;
     let document = root.join(PUBLISHED_PATH);
     python::status(
         Command::new(tools.join("spectral"))

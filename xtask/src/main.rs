@@ -14,7 +14,9 @@ chores:
                      module docs, no src/modules -> http, paths in the maps exist, lengths)
   validate           check the documents (openapi-spec-validator) and lint the published one
                      (Spectral, Redocly: 0 errors, 0 warnings); tools installed under target/
-  fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60) with a pinned cargo-fuzz
+  fuzz [--seconds N] seed the corpora and run every fuzz target N seconds (60), two at a time, with a
+                     pinned cargo-fuzz
+  fuzz --build       install the pinned cargo-fuzz and build every fuzz target; run none
   fuzz-seeds         seed fuzz/corpus/ with the document's examples (then: cd fuzz && cargo fuzz run …)
   schemathesis [ARGS] run Schemathesis against a server started on the demo (ARGS go to `st run`)
   diff OLD NEW       what a document change breaks, per operation and representation (OLD, NEW:
@@ -26,6 +28,7 @@ chores:
   conformance        run core-conformance against core-server on SQLite (and PostgreSQL when
                      CORE_TEST_POSTGRES_URL is set), fixture imported and tokens issued by the CLI
   browser            check /docs and /redoc in headless Chromium (installed when missing)
+  tools              install every pinned tool of validate, browser, clients and schemathesis
   clients            build the client packages from a demo server's document, install each into a
                      clean environment and run a scenario with each
   clients --package [--document FILE|REV] [--out DIR]
@@ -76,6 +79,7 @@ fn run(args: Vec<String>) -> Result<()> {
         ["tidy"] => xtask::tidy::run(&root),
         ["schemathesis", arguments @ ..] => xtask::schemathesis::run(&root, arguments),
         ["browser"] => xtask::browser::run(&root),
+        ["tools"] => xtask::tools::run(&root),
         ["conformance"] => xtask::conformance::run(&root),
         ["release-check"] => xtask::release::check(&root),
         ["release"] => xtask::release::release(&root),
@@ -109,6 +113,7 @@ fn run(args: Vec<String>) -> Result<()> {
             let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
             xtask::fuzz::run(&root, &xtask::document::Document::parse(&yaml)?, seconds)
         }
+        ["fuzz", "--build"] => xtask::fuzz::build(&root),
         ["fuzz-seeds"] => {
             let yaml = std::fs::read_to_string(root.join(DOCUMENT_PATH))?;
             let written = xtask::fuzz::seed(&root, &xtask::document::Document::parse(&yaml)?)?;

@@ -100,16 +100,25 @@ pub fn demo(command: &mut Command, database_url: &str) -> Result<(Running, Strin
     Ok((server, token.trim().to_string()))
 }
 
-/// Builds core-server (debug), empties `target/<name>`, and starts `serve --demo` over a SQLite
-/// file there: the server, its token, and the folder, for the chores that drive a demo server.
-pub fn built_demo(root: &Path, name: &str) -> Result<(Running, String, std::path::PathBuf)> {
+/// Builds (debug) the binaries the chores run, core-server and core-conformance among them, with
+/// the features `cargo test --workspace` resolves: every package of the workspace selected, and
+/// dev-dependencies in play (`--examples` needs them). So once the tests are built this compiles
+/// nothing, where `--bin core-server` alone would compile most dependencies again with the fewer
+/// features that one package asks for.
+pub fn build_binaries(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     crate::python::status(
         Command::new(cargo)
-            .args(["build", "--quiet", "--bin", "core-server"])
+            .args(["build", "--quiet", "--workspace", "--bins", "--examples"])
             .current_dir(root),
-        "cargo build --bin core-server",
-    )?;
+        "cargo build --workspace --bins --examples",
+    )
+}
+
+/// Builds core-server (debug), empties `target/<name>`, and starts `serve --demo` over a SQLite
+/// file there: the server, its token, and the folder, for the chores that drive a demo server.
+pub fn built_demo(root: &Path, name: &str) -> Result<(Running, String, std::path::PathBuf)> {
+    build_binaries(root)?;
     let folder = root.join("target").join(name);
     if folder.exists() {
         std::fs::remove_dir_all(&folder)?;

@@ -11,9 +11,15 @@ use crate::{codegen::PUBLISHED_PATH, lint, python};
 /// The pinned validator version.
 pub const VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 
+/// Installs the validator and the linters where missing; answers the validator's command.
+pub fn install(root: &Path) -> Result<std::path::PathBuf> {
+    lint::tools(root)?;
+    python::tool(root, VALIDATOR, "openapi-spec-validator")
+}
+
 /// Installs the tools if needed and runs them on the documents.
 pub fn run(root: &Path) -> Result<()> {
-    let validator = python::tool(root, VALIDATOR, "openapi-spec-validator")?;
+    let validator = install(root)?;
     python::status(
         Command::new(&validator)
             .arg(root.join(crate::DOCUMENT_PATH))

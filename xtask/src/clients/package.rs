@@ -77,8 +77,9 @@ pub fn build(root: &Path, source: Source<'_>, out: &Path) -> Result<Packages> {
     for (name, text) in &contract.schemas {
         std::fs::write(work.join("xsd").join(name), text)?;
     }
-    let wheel = wheel(root, &work, &contract, version, out)?;
-    let npm = npm(root, &work, &contract.document, version, out)?;
+    let tools = install(root)?;
+    let wheel = wheel(&tools, &work, &contract, version, out)?;
+    let npm = npm(root, &tools, &work, &contract.document, version, out)?;
     eprintln!(
         "clients: packages of contract {version}: {} and {}",
         wheel.display(),
@@ -128,18 +129,39 @@ fn served(address: &str, path: &str) -> Result<String> {
     Ok(body.to_string())
 }
 
+/// The generators of both packages, installed when missing (pinned; `cargo xtask tools` too).
+pub struct Generators {
+    /// openapi-python-client's command.
+    python: PathBuf,
+    /// xsdata's command (ruff and the wheel's build backend beside it).
+    xsdata: PathBuf,
+    /// The `.bin` of the npm packages (openapi-typescript, openapi-fetch, typescript).
+    npm: PathBuf,
+}
+
+/// Installs the generators of both packages where missing.
+pub fn install(root: &Path) -> Result<Generators> {
+    let python = python::tool(root, PYTHON_GENERATOR, "openapi-python-client")?;
+    let xsdata = python::tool(root, XML_GENERATOR[0], "xsdata")?;
+    python::tool(root, XML_GENERATOR[1], "ruff")?;
+    python::tool(root, WHEEL_BACKEND, "python")?;
+    let npm = lint::install(root, &TYPESCRIPT)?;
+    Ok(Generators {
+        python,
+        xsdata,
+        npm,
+    })
+}
+
 /// The Python project: the JSON client, the XML bindings inside it, one wheel.
 fn wheel(
-    root: &Path,
+    tools: &Generators,
     work: &Path,
     contract: &Contract,
     version: release::Version,
     out: &Path,
 ) -> Result<PathBuf> {
-    let generator = python::tool(root, PYTHON_GENERATOR, "openapi-python-client")?;
-    let xsdata = python::tool(root, XML_GENERATOR[0], "xsdata")?;
-    python::tool(root, XML_GENERATOR[1], "ruff")?;
-    python::tool(root, WHEEL_BACKEND, "python")?;
+    let (generator, xsdata) = (&tools.python, &tools.xsdata);
     let config = work.join("openapi-python-client.yaml");
     std::fs::write(
         &config,
@@ -148,7 +170,7 @@ fn wheel(
     let project = work.join("python");
     // Its warnings (media types it leaves out, each printed with the whole operation) go to a log.
     python::status(
-        Command::new(&generator)
+        Command::new(generator)
             .arg("generate")
             .arg("--path")
             .arg(work.join("openapi.json"))
@@ -170,7 +192,7 @@ fn wheel(
     let path = python::path_first(bin)?;
     let main = &contract.schemas.first().context("no XML Schema")?.0;
     python::status(
-        Command::new(&xsdata)
+        Command::new(xsdata)
             .current_dir(&project)
             .arg("generate")
             .arg(work.join("xsd").join(main))
@@ -223,12 +245,13 @@ fn pyproject(path: &Path, version: release::Version) -> Result<()> {
 /// The npm package: the types, the typed client factory, a `package.json` of the version.
 fn npm(
     root: &Path,
+    tools: &Generators,
     work: &Path,
     document: &Value,
     version: release::Version,
     out: &Path,
 ) -> Result<PathBuf> {
-    let bin = lint::install(root, &TYPESCRIPT)?;
+    let bin = &tools.npm;
     let package = work.join("npm");
     std::fs::create_dir_all(&package)?;
     python::status(
