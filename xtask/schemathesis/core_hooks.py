@@ -54,8 +54,32 @@ def deserialize_compact(ctx, response):
 # ------------------------------------------------------------------------------------ schemas
 
 
+# The hooks run for every generated case and read the same schemas each time: what they make of a
+# schema of the document is made once. Schemas are the loaded document's objects, alive for the
+# whole run; an entry keeps its schema too, so that its id cannot be reused while it is cached.
+# Schemas the hooks make themselves are never cached (an absent one is `_EMPTY`).
+_MEMO = {}
+_EMPTY = {}
+
+
+def _memo(kind, schema, compute):
+    entry = _MEMO.get((kind, id(schema)))
+    if entry is None or entry[0] is not schema:
+        if len(_MEMO) > 100_000:
+            _MEMO.clear()
+        entry = (schema, compute())
+        _MEMO[(kind, id(schema))] = entry
+    return entry[1]
+
+
 def _resolve(document, schema):
     """Follows `$ref`s within the document."""
+    if not isinstance(schema, dict) or "$ref" not in schema:
+        return schema
+    return _memo("resolve", schema, lambda: _follow(document, schema))
+
+
+def _follow(document, schema):
     for _ in range(16):
         if not isinstance(schema, dict) or "$ref" not in schema:
             return schema
@@ -71,7 +95,13 @@ def _properties(document, schema):
 
     Inline `allOf` branches only constrain properties declared beside them, so they are skipped.
     """
-    schema = _resolve(document, schema) or {}
+    schema = _resolve(document, schema) or _EMPTY
+    if schema is _EMPTY:
+        return {}
+    return _memo("properties", schema, lambda: _merged(document, schema))
+
+
+def _merged(document, schema):
     merged = {}
     for part in schema.get("allOf", []):
         if isinstance(part, dict) and "$ref" in part:
@@ -82,6 +112,45 @@ def _properties(document, schema):
 
 def _xml_of(schema):
     return schema.get("xml", {}) if isinstance(schema, dict) else {}
+
+
+class _Property:
+    """How a property of an object schema stands in XML."""
+
+    __slots__ = ("name", "schema", "resolved", "element", "attribute", "text")
+
+    def __init__(self, document, name, schema):
+        self.name = name
+        self.schema = schema
+        self.resolved = _resolve(document, schema) or _EMPTY
+        options = _xml_of(schema) or _xml_of(self.resolved)
+        self.element = options.get("name", name)
+        self.attribute = bool(options.get("attribute"))
+        self.text = bool(options.get("x-text"))
+
+
+class _Shape:
+    """An object schema as the XML writer and reader take it: its properties by JSON name and by
+    XML name (with whether that is an attribute), and the property that holds the text."""
+
+    __slots__ = ("properties", "by_xml_name", "text_property")
+
+    def __init__(self, document, schema):
+        self.properties = {
+            name: _Property(document, name, property_schema)
+            for name, property_schema in _properties(document, schema).items()
+        }
+        self.by_xml_name = {}
+        self.text_property = None
+        for prop in self.properties.values():
+            if prop.text:
+                self.text_property = prop.name
+            self.by_xml_name[(prop.element, prop.attribute)] = prop
+
+
+def _shape(document, schema):
+    """The `_Shape` of a resolved schema."""
+    return _memo("shape", schema, lambda: _Shape(document, schema))
 
 
 def _media_schema(document, content, media_type):
@@ -126,7 +195,7 @@ def _attribute(value):
 
 
 def _write(document, out, tag, value, schema, namespace=None):
-    schema = _resolve(document, schema) or {}
+    schema = _resolve(document, schema) or _EMPTY
     if isinstance(value, list):
         # A list where one element is due: repeated elements, as an array property is written.
         for item in value:
@@ -138,23 +207,19 @@ def _write(document, out, tag, value, schema, namespace=None):
     if not isinstance(value, dict):
         out.append(f"<{start}>{_text(value)}</{tag}>")
         return
-    properties = _properties(document, schema)
+    properties = _shape(document, schema).properties if schema is not _EMPTY else {}
     attributes, text, children = [], None, []
     for name, item in value.items():
-        property_schema = properties.get(name, {})
-        options = _xml_of(property_schema)
-        resolved = _resolve(document, property_schema) or {}
-        options = options or _xml_of(resolved)
-        element = options.get("name", name)
-        if options.get("attribute"):
-            attributes.append(f" {element}={_attribute(item)}")
-        elif options.get("x-text"):
+        prop = properties.get(name) or _Property(document, name, _EMPTY)
+        if prop.attribute:
+            attributes.append(f" {prop.element}={_attribute(item)}")
+        elif prop.text:
             text = _text(item)
         elif isinstance(item, list):
             for entry in item:
-                _write(document, children, element, entry, resolved.get("items", {}))
+                _write(document, children, prop.element, entry, prop.resolved.get("items", _EMPTY))
         else:
-            _write(document, children, element, item, property_schema)
+            _write(document, children, prop.element, item, prop.schema)
     out.append(f"<{start}{''.join(attributes)}>")
     if text is not None:
         out.append(text)
@@ -203,31 +268,26 @@ def _local(name):
 def _read(document, element, schema):
     """An element as the default-JSON tree of its schema; what the schema does not name is kept
     under its own name, so that validation reports it."""
-    schema = _resolve(document, schema) or {}
-    properties = _properties(document, schema)
-    if not properties and schema.get("type") != "object":
+    schema = _resolve(document, schema) or _EMPTY
+    shape = _shape(document, schema) if schema is not _EMPTY else None
+    if shape is None or (not shape.properties and schema.get("type") != "object"):
         return _scalar(element.text or "", schema)
-    by_xml_name = {}
-    text_property = None
-    for name, property_schema in properties.items():
-        options = _xml_of(property_schema) or _xml_of(_resolve(document, property_schema))
-        if options.get("x-text"):
-            text_property = name
-        by_xml_name[(options.get("name", name), bool(options.get("attribute")))] = name
     tree = {}
     for raw_name, raw_value in element.attrib.items():
         local = _local(raw_name)
-        name = by_xml_name.get((local, True), local)
-        property_schema = _resolve(document, properties.get(name, {})) or {}
+        prop = shape.by_xml_name.get((local, True))
+        name = prop.name if prop else local
+        property_schema = shape.properties[name].resolved if name in shape.properties else _EMPTY
         tree[name] = _scalar(raw_value, property_schema)
-    if text_property is not None:
-        tree[text_property] = element.text or ""
+    if shape.text_property is not None:
+        tree[shape.text_property] = element.text or ""
     for child in element:
         local = _local(child.tag)
-        name = by_xml_name.get((local, False), local)
-        property_schema = _resolve(document, properties.get(name, {})) or {}
+        prop = shape.by_xml_name.get((local, False))
+        name = prop.name if prop else local
+        property_schema = shape.properties[name].resolved if name in shape.properties else _EMPTY
         if property_schema.get("type") == "array":
-            tree.setdefault(name, []).append(_read(document, child, property_schema.get("items", {})))
+            tree.setdefault(name, []).append(_read(document, child, property_schema.get("items", _EMPTY)))
         else:
             tree[name] = _read(document, child, property_schema)
     return tree

@@ -1,7 +1,7 @@
 //! `cargo xtask fuzz-seeds`: seeds the fuzz corpora with the document's examples, each in the
 //! corpus of the decoder of its representation (`fuzz/corpus/decode_{xml,json,compact}/`).
 //! `cargo xtask fuzz --build`: installs a pinned cargo-fuzz under `target/` and builds every
-//! target once (`.ci/run` runs it early, at idle priority). `cargo xtask fuzz [--seconds N]`:
+//! target once (a stage of its own in `.ci/run`). `cargo xtask fuzz [--seconds N]`:
 //! builds them where needed, seeds the corpora, then runs every target for N seconds (60 by
 //! default; `.ci/run` runs it), two at a time, one per core; it fails when a target finds a crash
 //! (libFuzzer leaves the input under `fuzz/artifacts/<target>/`; each run's output is kept in

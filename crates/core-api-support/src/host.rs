@@ -5,13 +5,7 @@ use std::future::Future;
 use poem::{Body, Request, Response};
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::{operation::Operation, schema::Schema};
-
-/// A generated type that knows its schema table, so codecs can map it to XML and compact JSON.
-pub trait Described {
-    /// The table of the component schema the type was generated from.
-    const SCHEMA: &'static Schema;
-}
+use crate::{operation::Operation, schema::Described};
 
 /// The error of a generated default method: the operation has no implementation yet.
 #[derive(Debug, Clone, Copy)]

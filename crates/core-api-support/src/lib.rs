@@ -15,13 +15,13 @@ pub mod operation;
 pub mod schema;
 
 #[cfg(feature = "host")]
-pub use host::{Binary, ByteSource, Described, Either, Entry, Host, NotImplemented, Streamed};
+pub use host::{Binary, ByteSource, Either, Entry, Host, NotImplemented, Streamed};
 pub use message::{fill, matches, stated};
 pub use operation::{
     Batch, MediaType, Method, Operation, Representation, RequestBody, ResponseBody, StatusBody,
     StreamedCollection,
 };
 pub use schema::{
-    Compact, Condition, DefaultValue, Field, Kind, Node, Rule, RuleKind, Scalar, Schema, Test,
-    Type, XmlRoot,
+    Compact, Condition, DefaultValue, Described, Field, Kind, Node, Rule, RuleKind, Scalar, Schema,
+    Test, Type, XmlRoot,
 };

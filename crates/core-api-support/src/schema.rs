@@ -2,6 +2,12 @@
 //! properties are XML attributes, child elements or text, their scalar types, and the compact-JSON
 //! form. Generated as `static` tables from the document's `xml` objects and `x-compact` extensions.
 
+/// A generated type that knows its schema table, so codecs can map it to XML and compact JSON.
+pub trait Described {
+    /// The table of the component schema the type was generated from.
+    const SCHEMA: &'static Schema;
+}
+
 /// One component schema of the document.
 #[derive(Debug)]
 pub struct Schema {

@@ -4,9 +4,9 @@
 //! * [`types`]: the request/response types (typify), each [`core_api_support::Described`].
 //! * [`tables`]: how each schema maps to XML and compact JSON.
 //! * [`operations`]: what the document states about each operation.
-//! * [`service`]: one trait per specification module; every method answers
-//!   `NotImplemented` until the server overrides it.
-//! * [`router`]: the poem routes of every operation.
+//! * `service` (feature `host`, on by default): one trait per specification module; every
+//!   method answers `NotImplemented` until the server overrides it.
+//! * `router` (feature `host`): the poem routes of every operation.
 //! * [`messages`]: the item messages the descriptions state, one constant each.
 //! * [`envelope`]: the `meta` of every request body ([`Envelope`]).
 //! * [`document`]: the document itself.
@@ -16,8 +16,12 @@ pub use core_tables::{operations, tables};
 pub mod document;
 pub mod envelope;
 pub mod messages;
+#[cfg(feature = "host")]
 pub mod router;
+#[cfg(feature = "host")]
 pub mod service;
 pub use envelope::Envelope;
+#[cfg(feature = "host")]
 pub use router::router;
+#[cfg(feature = "host")]
 pub use service::{CmApi, CommonApi, DamApi, PeoApi, PimApi};

@@ -375,9 +375,9 @@ fn api_lib(operations: &[model::Operation]) -> TokenStream {
         //! * [`types`]: the request/response types (typify), each [`core_api_support::Described`].
         //! * [`tables`]: how each schema maps to XML and compact JSON.
         //! * [`operations`]: what the document states about each operation.
-        //! * [`service`]: one trait per specification module; every method answers
-        //!   `NotImplemented` until the server overrides it.
-        //! * [`router`]: the poem routes of every operation.
+        //! * `service` (feature `host`, on by default): one trait per specification module; every
+        //!   method answers `NotImplemented` until the server overrides it.
+        //! * `router` (feature `host`): the poem routes of every operation.
         //! * [`messages`]: the item messages the descriptions state, one constant each.
         //! * [`envelope`]: the `meta` of every request body ([`Envelope`]).
         //! * [`document`]: the document itself.
@@ -385,14 +385,18 @@ fn api_lib(operations: &[model::Operation]) -> TokenStream {
         #[allow(clippy::all, missing_docs)]
         pub mod types;
         pub use core_tables::{operations, tables};
+        #[cfg(feature = "host")]
         pub mod service;
+        #[cfg(feature = "host")]
         pub mod router;
         pub mod messages;
         pub mod envelope;
         pub mod document;
 
         pub use envelope::Envelope;
+        #[cfg(feature = "host")]
         pub use router::router;
+        #[cfg(feature = "host")]
         pub use service::{#(#traits),*};
     }
 }
@@ -520,10 +524,16 @@ workspace = true
 [lib]
 doctest = false
 
+# `host`: the module traits and the poem router, the server's half. The types, tables, messages
+# and document need neither (the fuzz targets take them alone).
+[features]
+default = ["host"]
+host = ["dep:poem", "core-api-support/host"]
+
 [dependencies]
 core-api-support.workspace = true
 core-tables.workspace = true
-poem.workspace = true
+poem = { workspace = true, optional = true }
 regress.workspace = true
 serde.workspace = true
 serde_json.workspace = true

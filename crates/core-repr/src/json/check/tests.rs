@@ -219,3 +219,19 @@ fn repeated_scalars_survive_the_compact_rewrite() {
         );
     }
 }
+
+/// Found by fuzzing (`decode_compact`): an integer of more digits than a `u64` holds, where an
+/// integer is due, was shown rounded differently by the rewrite than by the reference.
+#[test]
+fn long_integers_are_shown_as_the_reference_shows_them() {
+    let digits = format!("{}400", "6".repeat(100));
+    for text in [
+        format!(r#"{{"responses":{{"entries":[{{"nodeId":{digits}}}]}}}}"#),
+        format!(r#"{{"kwds":{{"entries":[{{"id":-{digits}}}]}}}}"#),
+        format!(r#"{{"kwds":{{"entries":[{{"id":{digits}.5e-3}}]}}}}"#),
+    ] {
+        assert!(compact_agrees(&text, &tables::PIM_TYPE).is_some(), "{text}");
+    }
+    let json = format!(r#"{{"responses":{{"response":[{{"nodeId":{digits}}}]}}}}"#);
+    assert!(pim(&json).is_some());
+}
