@@ -4,9 +4,10 @@
 #   stage NAME WHAT            ends the running foreground stage and starts NAME (WHAT says what
 #                              it checks, in its header line)
 #   background NAME WHAT CMD…  runs CMD as the stage NAME beside the others (its own process
-#                              group, its output kept in target/ci/NAME.log
-#                              (spaces as dashes), printed when joined)
-#   join NAME             waits for a background stage, prints its output, fails if it failed
+#                              group; its output kept in target/ci/NAME.log, spaces as dashes,
+#                              and printed when joined)
+#   join NAME                  ends the running foreground stage, waits for a background stage,
+#                              prints its output, fails if it failed
 #
 # The table (stage, where it ran, start and end in seconds from the start of the run, seconds,
 # outcome) is printed at exit; a background stage still running then is stopped and marked so.
@@ -53,6 +54,7 @@ background() {
 
 join() {
   local name="$1" outcome took start="${ci_started_at[$1]}" end
+  ci_end_current ok
   wait "${ci_background[$name]}" || true
   unset "ci_background[$name]"
   read -r outcome took < "$CI_LOGS/${name// /-}.status" || { outcome="no status" took=$((SECONDS - start)); }
@@ -69,16 +71,16 @@ join() {
   fi
 }
 
-# The table of every stage, in the order they ended.
+# The table of every stage, in the order they started.
 ci_table() {
-  local row name lane start end outcome
+  local name lane start end outcome
   printf '\n== stages (seconds from the start of the run)\n'
-  printf '%-58s %-10s %6s %6s %7s  %s\n' stage lane start end seconds outcome
-  for row in "${ci_rows[@]}"; do
-    IFS='|' read -r name lane start end outcome <<< "$row"
-    printf '%-58s %-10s %6s %6s %7s  %s\n' "$name" "$lane" "$start" "$end" "$((end - start))" "$outcome"
-  done
-  printf '%-58s %-10s %6s %6s %7s\n' "the whole run" "" 0 "$SECONDS" "$SECONDS"
+  printf '%-18s %-10s %6s %6s %7s  %s\n' stage lane start end seconds outcome
+  printf '%s\n' "${ci_rows[@]}" | sort -s -t '|' -k 3,3n |
+    while IFS='|' read -r name lane start end outcome; do
+      printf '%-18s %-10s %6s %6s %7s  %s\n' "$name" "$lane" "$start" "$end" "$((end - start))" "$outcome"
+    done
+  printf '%-18s %-10s %6s %6s %7s\n' "the whole run" "" 0 "$SECONDS" "$SECONDS"
 }
 
 # At exit: the running stage ends (failed unless the run passed), background stages still running
