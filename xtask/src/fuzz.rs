@@ -20,7 +20,9 @@ use crate::{
     python::status,
 };
 
-/// The pinned cargo-fuzz (installed with `cargo install --locked` under `target/xtask-tools`).
+/// The pinned cargo-fuzz (installed with `cargo install --locked --debug` under
+/// `target/xtask-tools`: a command line that starts cargo needs no optimizing, and its debug build
+/// took 21 s where the release build took 36).
 pub const CARGO_FUZZ: &str = "0.13.2";
 
 /// How every target is built and run (the same, so a run finds its target built).
@@ -86,6 +88,7 @@ fn cargo_fuzz(root: &Path, action: &str) -> Result<Command> {
             unlinted(Command::new(&cargo).args([
                 "install",
                 "--locked",
+                "--debug",
                 "--quiet",
                 "--version",
                 CARGO_FUZZ,
